@@ -1,0 +1,156 @@
+package io.pgsink.core;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.LongSupplier;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The {@link Sink}: per-table {@link TableBuffer}s merged by key, flushed by a {@link FlushPolicy}
+ * through a {@link BatchApplier}. When a flush fails, the buffers are kept as they were, so the
+ * caller may retry it (the applier's batches are idempotent) or give up.
+ *
+ * <p>Not thread-safe: one thread owns it.
+ */
+public final class BufferedSink
+        implements Sink
+{
+    private static final Logger log = LoggerFactory.getLogger(BufferedSink.class);
+
+    private final String name;
+    private final FlushPolicy policy;
+    private final BatchApplier applier;
+    private final FlushListener listener;
+    private final LongSupplier nanoClock;
+    private final TreeMap<TableId, TableBuffer> buffers = new TreeMap<>();
+    private final Map<String, SourcePosition> pendingPositions = new HashMap<>();
+    private final Map<String, SourcePosition> committedPositions;
+    private long events;
+    private long firstEventNanos;
+    private long bytes;
+
+    public BufferedSink(String name, FlushPolicy policy, BatchApplier applier, FlushListener listener, LongSupplier nanoClock)
+    {
+        this.name = requireNonNull(name, "name is null");
+        this.policy = requireNonNull(policy, "policy is null");
+        this.applier = requireNonNull(applier, "applier is null");
+        this.listener = requireNonNull(listener, "listener is null");
+        this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
+        this.committedPositions = new HashMap<>(applier.committedPositions());
+    }
+
+    public BufferedSink(String name, FlushPolicy policy, BatchApplier applier)
+    {
+        this(name, policy, applier, FlushListener.NONE, System::nanoTime);
+    }
+
+    @Override
+    public void accept(ChangeEvent event)
+    {
+        TableBuffer buffer = buffers.get(event.table());
+        if (buffer != null && event.operation() != Operation.TRUNCATE && buffer.schema() != null
+                && buffer.schema() != event.schema() && !buffer.schema().equals(event.schema())) {
+            log.info("{} - schema of {} changed, flushing what was buffered with the old schema", name, event.table());
+            flush();
+            buffer = null;
+        }
+        if (buffer == null) {
+            buffer = new TableBuffer(event.table());
+            buffers.put(event.table(), buffer);
+        }
+        long before = buffer.bytes();
+        buffer.add(event);
+        bytes += buffer.bytes() - before;
+        pendingPositions.put(event.position().partition(), event.position());
+        if (events++ == 0) {
+            firstEventNanos = nanoClock.getAsLong();
+        }
+        if (policy.isFull(events, bytes)) {
+            flush();
+        }
+    }
+
+    @Override
+    public void advance(SourcePosition position)
+    {
+        pendingPositions.put(position.partition(), position);
+        if (events++ == 0) {
+            firstEventNanos = nanoClock.getAsLong();
+        }
+    }
+
+    @Override
+    public boolean flushIfDue()
+    {
+        if (policy.isDue(events, firstEventNanos, nanoClock.getAsLong())) {
+            flush();
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public void flush()
+    {
+        if (events == 0) {
+            return;
+        }
+        List<TableBatch> tables = new ArrayList<>(buffers.size());
+        for (TableBuffer buffer : buffers.values()) {
+            if (!buffer.isEmpty()) {
+                tables.add(buffer.toBatch());
+            }
+        }
+        Batch batch = new Batch(tables, pendingPositions, events);
+        long start = nanoClock.getAsLong();
+        try {
+            applier.apply(batch);
+        }
+        catch (RuntimeException e) {
+            listener.flushFailed(batch, nanoClock.getAsLong() - start, e);
+            throw e;
+        }
+        long elapsed = nanoClock.getAsLong() - start;
+        committedPositions.putAll(pendingPositions);
+        pendingPositions.clear();
+        buffers.clear();
+        events = 0;
+        bytes = 0;
+        listener.flushed(batch, elapsed);
+    }
+
+    @Override
+    public Map<String, SourcePosition> committedPositions()
+    {
+        return Map.copyOf(committedPositions);
+    }
+
+    @Override
+    public long bufferedEvents()
+    {
+        return events;
+    }
+
+    @Override
+    public long bufferedBytes()
+    {
+        return bytes;
+    }
+
+    @Override
+    public void close()
+    {
+        if (events > 0) {
+            log.info("{} - closing with {} events not flushed; the source will resend them", name, events);
+        }
+        buffers.clear();
+        applier.close();
+    }
+}

@@ -1,0 +1,18 @@
+package io.pgsink.core;
+
+/**
+ * Category of a {@link SinkException}. Adapters decide on it: only {@link #TRANSIENT} is retried
+ * (in Kafka Connect it becomes a {@code RetriableException}); everything else stops the sink or,
+ * where the error policy allows, sends the offending row to the dead-letter destination.
+ */
+public enum ErrorCode
+{
+    /** A configuration value is invalid or missing. Fix the configuration; retrying cannot help. */
+    CONFIG,
+    /** Source and target disagree on tables, columns, keys or types. */
+    SCHEMA_MISMATCH,
+    /** One value or row cannot be written (NUL character, value too long, constraint violation...). */
+    DATA,
+    /** The target was unreachable, restarted or cancelled the statement; the same batch may be retried. */
+    TRANSIENT,
+}

@@ -1,0 +1,53 @@
+package io.pgsink.core;
+
+import org.jetbrains.annotations.Nullable;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The merged, final state of one key in a flush: either a row to write or, when {@link #row()} is
+ * null, a key to delete.
+ */
+public final class RowChange
+{
+    private final RowKey key;
+    private final Object @Nullable [] row;
+    private final SourcePosition position;
+    private final boolean unavailableValues;
+
+    RowChange(RowKey key, Object @Nullable [] row, SourcePosition position, boolean unavailableValues)
+    {
+        this.key = requireNonNull(key, "key is null");
+        this.row = row;
+        this.position = requireNonNull(position, "position is null");
+        this.unavailableValues = unavailableValues;
+    }
+
+    public RowKey key()
+    {
+        return key;
+    }
+
+    /** The row to write, in the order of the batch's schema, or null when the key is deleted. */
+    public Object @Nullable [] row()
+    {
+        return row;
+    }
+
+    public boolean isDelete()
+    {
+        return row == null;
+    }
+
+    /** Position of the last event that touched this key; named in errors about the row. */
+    public SourcePosition position()
+    {
+        return position;
+    }
+
+    /** Whether {@link #row()} still holds {@link UnavailableValue#INSTANCE} that the flush must fill from the target. */
+    public boolean hasUnavailableValues()
+    {
+        return unavailableValues;
+    }
+}

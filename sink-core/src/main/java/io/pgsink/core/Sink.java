@@ -1,0 +1,53 @@
+package io.pgsink.core;
+
+import java.util.Map;
+
+/**
+ * What source adapters call: hand over change events in source order, and let the sink decide when
+ * to flush them to the target. Each flush applies everything buffered (all tables) in one target
+ * transaction, together with the source positions of the events it contains.
+ *
+ * <p>Lifecycle: create, read {@link #committedPositions()} to know where to resume the source, then
+ * {@link #accept} events (which may flush, blocking the caller: that is the backpressure), call
+ * {@link #flushIfDue()} when idle so a quiet stream still flushes within {@code flush.interval.ms},
+ * {@link #flush()} before committing anything upstream, and {@link #close()}. Events buffered but
+ * not flushed when the sink is closed are not applied; their positions were not stored either, so
+ * the source resends them.
+ *
+ * <p>Not thread-safe: one thread owns a sink.
+ */
+public interface Sink
+        extends AutoCloseable
+{
+    /**
+     * Buffers one event; flushes first when its schema differs from what is buffered for the table,
+     * and afterwards when the flush policy says the buffer is full.
+     *
+     * @throws SinkException when the event cannot be buffered or a flush fails
+     */
+    void accept(ChangeEvent event);
+
+    /**
+     * Records that the source has reached {@code position} without a change to apply (a heartbeat,
+     * a filtered event), so the position is stored with the next flush.
+     */
+    void advance(SourcePosition position);
+
+    /** Flushes when the oldest buffered event has waited {@code flush.interval.ms}; returns whether it flushed. */
+    boolean flushIfDue();
+
+    /** Applies everything buffered; does nothing when nothing is. */
+    void flush();
+
+    /** Per source partition, the position stored with the last committed flush (or found in the target at start). */
+    Map<String, SourcePosition> committedPositions();
+
+    /** Events accepted since the last flush. */
+    long bufferedEvents();
+
+    /** Estimated heap taken by buffered rows. */
+    long bufferedBytes();
+
+    @Override
+    void close();
+}

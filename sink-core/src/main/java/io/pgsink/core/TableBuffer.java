@@ -1,0 +1,219 @@
+package io.pgsink.core;
+
+import org.jetbrains.annotations.Nullable;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The changes to one table since the last flush, merged by primary key.
+ *
+ * <p>Merge semantics, which make applying the merged buffer to any target state equal to applying
+ * the events one by one:
+ * <ul>
+ * <li>Last change wins: a key keeps only its final state, a row to write or a delete.</li>
+ * <li>Insert, snapshot read and update set the key's row. An update whose before-image has a
+ *     different key first deletes the old key.</li>
+ * <li>A delete marks the key deleted; a deleted key is still touched, so the flush deletes it.</li>
+ * <li>Truncate drops everything buffered for the table and marks it truncated: the flush empties the
+ *     target table first, then applies the changes that came after the truncate.</li>
+ * <li>An {@link UnavailableValue unavailable} column (an unchanged TOASTed value) is filled from the
+ *     key's earlier row in the buffer (for a key-changing update, the old key's row). What cannot be
+ *     filled here is filled by the flush from the current target row.</li>
+ * </ul>
+ * A table without a primary key cannot be merged: its buffer only accepts inserts and appends them.
+ *
+ * <p>Not thread-safe: owned by the sink's thread.
+ */
+final class TableBuffer
+{
+    private final TableId table;
+    @Nullable
+    private TableSchema schema;
+    private boolean truncate;
+    private final Map<RowKey, Entry> entries = new LinkedHashMap<>();
+    private final List<Entry> appends = new ArrayList<>();
+    private long bytes;
+    private long events;
+    private int rowsWithUnavailableValues;
+
+    TableBuffer(TableId table)
+    {
+        this.table = requireNonNull(table, "table is null");
+    }
+
+    /** The schema of the buffered rows; null while nothing but a truncate is buffered. */
+    @Nullable
+    TableSchema schema()
+    {
+        return schema;
+    }
+
+    boolean isEmpty()
+    {
+        return events == 0;
+    }
+
+    long bytes()
+    {
+        return bytes;
+    }
+
+    void add(ChangeEvent event)
+    {
+        events++;
+        if (event.operation() == Operation.TRUNCATE) {
+            entries.clear();
+            appends.clear();
+            bytes = 0;
+            rowsWithUnavailableValues = 0;
+            truncate = true;
+            return;
+        }
+        TableSchema eventSchema = event.schema();
+        if (schema == null) {
+            schema = eventSchema;
+        }
+        else if (schema != eventSchema && !schema.equals(eventSchema)) {
+            throw new IllegalStateException("Buffer of " + table + " holds rows of another schema; the sink must flush before a schema change");
+        }
+        if (!eventSchema.hasKey()) {
+            append(event);
+            return;
+        }
+        switch (event.operation()) {
+            case INSERT, READ -> upsert(event, eventSchema.keyOf(event.after()), null);
+            case UPDATE -> {
+                RowKey key = eventSchema.keyOf(event.after());
+                RowKey oldKey = null;
+                if (event.before() != null) {
+                    RowKey beforeKey = eventSchema.keyOf(event.before());
+                    if (!beforeKey.equals(key)) {
+                        oldKey = beforeKey;
+                    }
+                }
+                upsert(event, key, oldKey);
+            }
+            case DELETE -> {
+                RowKey key = eventSchema.keyOf(event.before());
+                put(key, new Entry(key, null, event.position(), false));
+            }
+            case TRUNCATE -> throw new IllegalStateException("handled above");
+        }
+    }
+
+    private void upsert(ChangeEvent event, RowKey key, @Nullable RowKey oldKey)
+    {
+        Object[] row = event.after();
+        Entry previous;
+        if (oldKey != null) {
+            previous = entries.get(oldKey);
+            put(oldKey, new Entry(oldKey, null, event.position(), false));
+        }
+        else {
+            previous = entries.get(key);
+        }
+        boolean unavailable = fillUnavailable(row, previous == null ? null : previous.row);
+        if (unavailable && oldKey != null) {
+            throw new SinkException(ErrorCode.DATA, "Cannot apply update of " + table + " key " + oldKey + " -> " + key + " at " + event.position()
+                    + ": the source did not send unchanged TOAST column(s) " + unavailableColumns(row)
+                    + " and the key changed, so they cannot be taken from the target row. Set REPLICA IDENTITY FULL on the source table.");
+        }
+        put(key, new Entry(key, row, event.position(), unavailable));
+    }
+
+    /** Fills unavailable values of {@code row} from {@code previous}; returns whether any are left. */
+    private static boolean fillUnavailable(Object[] row, Object @Nullable [] previous)
+    {
+        boolean left = false;
+        for (int i = 0; i < row.length; i++) {
+            if (row[i] == UnavailableValue.INSTANCE) {
+                if (previous != null && previous[i] != UnavailableValue.INSTANCE) {
+                    row[i] = previous[i];
+                }
+                else {
+                    left = true;
+                }
+            }
+        }
+        return left;
+    }
+
+    private List<String> unavailableColumns(Object[] row)
+    {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < row.length; i++) {
+            if (row[i] == UnavailableValue.INSTANCE) {
+                names.add(requireNonNull(schema).columns().get(i).name());
+            }
+        }
+        return names;
+    }
+
+    private void put(RowKey key, Entry entry)
+    {
+        Entry replaced = entries.put(key, entry);
+        if (replaced != null) {
+            bytes -= replaced.bytes;
+            if (replaced.unavailable) {
+                rowsWithUnavailableValues--;
+            }
+        }
+        bytes += entry.bytes;
+        if (entry.unavailable) {
+            rowsWithUnavailableValues++;
+        }
+    }
+
+    private void append(ChangeEvent event)
+    {
+        if (event.operation() != Operation.INSERT && event.operation() != Operation.READ) {
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply " + event.operation() + " to " + table + " at " + event.position()
+                    + ": the table has no primary key, so only inserts can be applied (append-only). Add a primary key to the source table.");
+        }
+        Object[] row = event.after();
+        for (Object value : row) {
+            if (value == UnavailableValue.INSTANCE) {
+                throw new SinkException(ErrorCode.DATA, "Cannot append to " + table + " at " + event.position() + ": the insert has unavailable (unchanged TOAST) values");
+            }
+        }
+        Entry entry = new Entry(RowKey.NONE, row, event.position(), false);
+        appends.add(entry);
+        bytes += entry.bytes;
+    }
+
+    TableBatch toBatch()
+    {
+        List<RowChange> changes = new ArrayList<>(entries.size() + appends.size());
+        for (Entry entry : entries.values()) {
+            changes.add(new RowChange(entry.key, entry.row, entry.position, entry.unavailable));
+        }
+        for (Entry entry : appends) {
+            changes.add(new RowChange(entry.key, entry.row, entry.position, false));
+        }
+        return new TableBatch(table, Optional.ofNullable(schema), truncate, changes, rowsWithUnavailableValues, events);
+    }
+
+    private static final class Entry
+    {
+        final RowKey key;
+        final Object @Nullable [] row;
+        final SourcePosition position;
+        final boolean unavailable;
+        final long bytes;
+
+        Entry(RowKey key, Object @Nullable [] row, SourcePosition position, boolean unavailable)
+        {
+            this.key = key;
+            this.row = row;
+            this.position = position;
+            this.unavailable = unavailable;
+            this.bytes = ValueSizes.ENTRY_OVERHEAD + (row == null ? 0 : ValueSizes.row(row));
+        }
+    }
+}

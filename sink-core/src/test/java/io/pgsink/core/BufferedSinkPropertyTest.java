@@ -1,0 +1,174 @@
+package io.pgsink.core;
+
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The merge buffer's contract: merging a stream of changes and applying the merged batches gives
+ * the same target as applying the changes one by one, for any starting state, any mix of inserts,
+ * updates, key changes, deletes and truncates, and any flush boundaries.
+ */
+class BufferedSinkPropertyTest
+{
+    private static final TableId TABLE = TableId.of("s", "t");
+    private static final TableSchema SCHEMA = TableSchema.of(TABLE, List.of("id", "a", "big"), List.of("id"));
+    private static final int KEYS = 6;
+
+    /** Without TOAST: the target may start in any state, unrelated to the source. */
+    @Property(tries = 500)
+    void mergedEqualsSequentialFromAnyState(@ForAll("steps") List<Step> steps, @ForAll("state") Map<RowKey, List<Object>> start, @ForAll @IntRange(min = 1, max = 12) int flushEvery)
+    {
+        Map<RowKey, List<Object>> expected = new LinkedHashMap<>(start);
+        InMemoryTarget target = new InMemoryTarget();
+        target.table(TABLE).putAll(start);
+        try (BufferedSink sink = new BufferedSink("test", new FlushPolicy(flushEvery, Long.MAX_VALUE, 0), target)) {
+            int offset = 0;
+            for (Step step : steps) {
+                ChangeEvent event = step.toEvent(++offset, null);
+                applySequentially(expected, event);
+                sink.accept(event);
+            }
+            sink.flush();
+            assertThat(sink.bufferedEvents()).isZero();
+            assertThat(sink.committedPositions()).isEqualTo(steps.isEmpty() ? Map.of() : Map.of("p", new SourcePosition("p", String.valueOf(offset))));
+        }
+        assertThat(target.table(TABLE)).isEqualTo(expected);
+        assertThat(target.positions).isEqualTo(steps.isEmpty() ? Map.of() : Map.of("p", new SourcePosition("p", String.valueOf(steps.size()))));
+    }
+
+    /**
+     * With TOAST: the source omits unchanged values of the "big" column in updates. The target
+     * starts equal to the source (as it does after a snapshot), and ends equal to it.
+     */
+    @Property(tries = 500)
+    void unavailableValuesAreFilledFromBufferOrTarget(@ForAll("steps") List<Step> steps, @ForAll("state") Map<RowKey, List<Object>> start, @ForAll @IntRange(min = 1, max = 12) int flushEvery)
+    {
+        Map<RowKey, List<Object>> source = new LinkedHashMap<>(start);
+        InMemoryTarget target = new InMemoryTarget();
+        target.table(TABLE).putAll(start);
+        try (BufferedSink sink = new BufferedSink("test", new FlushPolicy(flushEvery, Long.MAX_VALUE, 0), target)) {
+            int offset = 0;
+            for (Step step : steps) {
+                ChangeEvent event = step.toEvent(++offset, source);
+                applySequentially(source, event);
+                sink.accept(event);
+            }
+            sink.flush();
+        }
+        assertThat(target.table(TABLE)).isEqualTo(source);
+    }
+
+    /** The sequential reference: what each event does to a table, one at a time. */
+    private static void applySequentially(Map<RowKey, List<Object>> rows, ChangeEvent event)
+    {
+        switch (event.operation()) {
+            case INSERT, READ -> rows.put(SCHEMA.keyOf(event.after()), List.of(event.after().clone()));
+            case UPDATE -> {
+                RowKey key = SCHEMA.keyOf(event.after());
+                RowKey oldKey = event.before() == null ? key : SCHEMA.keyOf(event.before());
+                List<Object> current = rows.remove(oldKey);
+                List<Object> row = new ArrayList<>(List.of(event.after().clone()));
+                for (int i = 0; i < row.size(); i++) {
+                    if (row.get(i) == UnavailableValue.INSTANCE) {
+                        row.set(i, current.get(i));
+                    }
+                }
+                rows.put(key, List.copyOf(row));
+            }
+            case DELETE -> rows.remove(SCHEMA.keyOf(event.before()));
+            case TRUNCATE -> rows.clear();
+        }
+    }
+
+    @Provide
+    Arbitrary<Map<RowKey, List<Object>>> state()
+    {
+        return Arbitraries.integers().between(0, KEYS - 1).set().ofMaxSize(KEYS).map(keys -> {
+            Map<RowKey, List<Object>> rows = new LinkedHashMap<>();
+            for (int key : keys) {
+                rows.put(new RowKey(new Object[] {(long) key}), List.of((long) key, "start" + key, "big-start" + key));
+            }
+            return rows;
+        });
+    }
+
+    @Provide
+    Arbitrary<List<Step>> steps()
+    {
+        Arbitrary<Step> step = Combinators.combine(
+                Arbitraries.of(Kind.values()),
+                Arbitraries.integers().between(0, KEYS - 1),
+                Arbitraries.integers().between(0, KEYS - 1),
+                Arbitraries.integers().between(0, 1000))
+                .as(Step::new);
+        return step.list().ofMaxSize(60);
+    }
+
+    enum Kind
+    {
+        INSERT, READ, UPDATE, UPDATE_KEEPING_BIG, UPDATE_KEY, DELETE, TRUNCATE
+    }
+
+    record Step(Kind kind, int key, int otherKey, int value)
+    {
+        /**
+         * Turns the step into an event. With a {@code source} state, the step follows what a real
+         * source could emit: updates and deletes only of existing keys, unavailable values only
+         * where the row exists; without one, anything goes (and no TOAST).
+         */
+        ChangeEvent toEvent(int offset, Map<RowKey, List<Object>> source)
+        {
+            SourcePosition position = new SourcePosition("p", String.valueOf(offset));
+            Long id = (long) key;
+            Object[] row = {id, "v" + value, "big" + value};
+            boolean exists = source == null || source.containsKey(new RowKey(new Object[] {id}));
+            Kind effective = kind;
+            if (source != null && !exists && kind != Kind.TRUNCATE) {
+                effective = Kind.INSERT;
+            }
+            switch (effective) {
+                case INSERT -> {
+                    return ChangeEvent.insert(SCHEMA, row, position, 0);
+                }
+                case READ -> {
+                    return ChangeEvent.insert(SCHEMA, Operation.READ, row, position, 0);
+                }
+                case UPDATE -> {
+                    return ChangeEvent.update(SCHEMA, null, row, position, 0);
+                }
+                case UPDATE_KEEPING_BIG -> {
+                    Object[] after = {id, "v" + value, source == null ? "big" + value : UnavailableValue.INSTANCE};
+                    return ChangeEvent.update(SCHEMA, new Random(value).nextBoolean() ? null : new Object[] {id, null, null}, after, position, 0);
+                }
+                case UPDATE_KEY -> {
+                    Long newId = (long) otherKey;
+                    if (source != null && !newId.equals(id) && source.containsKey(new RowKey(new Object[] {newId}))) {
+                        // the source cannot move a row onto an existing key
+                        return ChangeEvent.delete(SCHEMA, new Object[] {id, null, null}, position, 0);
+                    }
+                    return ChangeEvent.update(SCHEMA, new Object[] {id, null, null}, new Object[] {newId, "moved" + value, "big-moved" + value}, position, 0);
+                }
+                case DELETE -> {
+                    return ChangeEvent.delete(SCHEMA, new Object[] {id, null, null}, position, 0);
+                }
+                case TRUNCATE -> {
+                    return ChangeEvent.truncate(TABLE, position, 0);
+                }
+            }
+            throw new IllegalStateException();
+        }
+    }
+}

@@ -1,0 +1,212 @@
+package io.pgsink.core;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class BufferedSinkTest
+{
+    private static final TableId ORDERS = TableId.of("shop", "orders");
+    private static final TableId ITEMS = TableId.of("shop", "items");
+    private static final TableSchema ORDERS_SCHEMA = TableSchema.of(ORDERS, List.of("id", "status", "note"), List.of("id"));
+    private static final TableSchema ITEMS_SCHEMA = TableSchema.of(ITEMS, List.of("order_id", "line", "sku"), List.of("order_id", "line"));
+
+    private final AtomicLong clock = new AtomicLong();
+    private final InMemoryTarget target = new InMemoryTarget();
+
+    private BufferedSink sink(long maxEvents, long maxBytes, long intervalMillis)
+    {
+        return new BufferedSink("test", new FlushPolicy(maxEvents, maxBytes, intervalMillis), target, FlushListener.NONE, clock::get);
+    }
+
+    private static SourcePosition at(long offset)
+    {
+        return new SourcePosition("db", String.valueOf(offset));
+    }
+
+    @Test
+    void lastChangeWinsAndDeletesAreTouched()
+    {
+        try (BufferedSink sink = sink(100, Long.MAX_VALUE, 1000)) {
+            sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {1L, "new", "a"}, at(1), 0));
+            sink.accept(ChangeEvent.update(ORDERS_SCHEMA, null, new Object[] {1L, "paid", "a"}, at(2), 0));
+            sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {2L, "new", "b"}, at(3), 0));
+            sink.accept(ChangeEvent.delete(ORDERS_SCHEMA, new Object[] {2L, null, null}, at(4), 0));
+            sink.flush();
+        }
+        assertThat(target.batches).hasSize(1);
+        TableBatch batch = target.batches.get(0).tables().get(0);
+        assertThat(batch.events()).isEqualTo(4);
+        assertThat(batch.changes()).hasSize(2);
+        assertThat(batch.changes().get(0).row()).containsExactly(1L, "paid", "a");
+        assertThat(batch.changes().get(1).isDelete()).isTrue();
+        assertThat(batch.changes().get(1).position()).isEqualTo(at(4));
+        assertThat(target.positions).containsExactly(java.util.Map.entry("db", at(4)));
+    }
+
+    @Test
+    void keyChangeDeletesTheOldKey()
+    {
+        try (BufferedSink sink = sink(100, Long.MAX_VALUE, 1000)) {
+            sink.accept(ChangeEvent.update(ORDERS_SCHEMA, new Object[] {1L, null, null}, new Object[] {5L, "moved", "x"}, at(1), 0));
+            sink.flush();
+        }
+        List<RowChange> changes = target.batches.get(0).tables().get(0).changes();
+        assertThat(changes).extracting(change -> change.key().toString(), RowChange::isDelete)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("(1)", true), org.assertj.core.groups.Tuple.tuple("(5)", false));
+    }
+
+    @Test
+    void truncateDropsEarlierChangesAndKeepsLaterOnes()
+    {
+        try (BufferedSink sink = sink(100, Long.MAX_VALUE, 1000)) {
+            sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {1L, "a", "a"}, at(1), 0));
+            sink.accept(ChangeEvent.truncate(ORDERS, at(2), 0));
+            sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {2L, "b", "b"}, at(3), 0));
+            sink.flush();
+        }
+        TableBatch batch = target.batches.get(0).tables().get(0);
+        assertThat(batch.truncate()).isTrue();
+        assertThat(batch.changes()).extracting(change -> change.key().toString()).containsExactly("(2)");
+    }
+
+    @Test
+    void unavailableValueIsFilledFromEarlierImageOfTheSameKey()
+    {
+        target.table(ORDERS).put(new RowKey(new Object[] {3L}), List.of(3L, "new", "from target"));
+        try (BufferedSink sink = sink(100, Long.MAX_VALUE, 1000)) {
+            sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {1L, "new", "huge"}, at(1), 0));
+            sink.accept(ChangeEvent.update(ORDERS_SCHEMA, null, new Object[] {1L, "paid", UnavailableValue.INSTANCE}, at(2), 0));
+            sink.accept(ChangeEvent.update(ORDERS_SCHEMA, null, new Object[] {3L, "paid", UnavailableValue.INSTANCE}, at(3), 0));
+            sink.flush();
+        }
+        TableBatch batch = target.batches.get(0).tables().get(0);
+        assertThat(batch.changes().get(0).row()).containsExactly(1L, "paid", "huge");
+        assertThat(batch.changes().get(0).hasUnavailableValues()).isFalse();
+        assertThat(batch.changes().get(1).hasUnavailableValues()).isTrue();
+        assertThat(batch.rowsWithUnavailableValues()).isEqualTo(1);
+        assertThat(target.table(ORDERS).get(new RowKey(new Object[] {3L}))).containsExactly(3L, "paid", "from target");
+    }
+
+    @Test
+    void keyChangeWithUnfillableToastValueFailsNamingTableKeysAndColumn()
+    {
+        try (BufferedSink sink = sink(100, Long.MAX_VALUE, 1000)) {
+            assertThatThrownBy(() -> sink.accept(ChangeEvent.update(ORDERS_SCHEMA, new Object[] {1L, null, null}, new Object[] {2L, "x", UnavailableValue.INSTANCE}, at(7), 0)))
+                    .isInstanceOf(SinkException.class)
+                    .hasMessageContaining("\"shop\".\"orders\"")
+                    .hasMessageContaining("key (1) -> (2)")
+                    .hasMessageContaining("[note]")
+                    .hasMessageContaining("at offset 7 of db");
+        }
+    }
+
+    @Test
+    void tablesAreFlushedTogetherInTableOrder()
+    {
+        try (BufferedSink sink = sink(100, Long.MAX_VALUE, 1000)) {
+            sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {1L, "a", "a"}, at(1), 0));
+            sink.accept(ChangeEvent.insert(ITEMS_SCHEMA, new Object[] {1L, 1, "sku"}, at(2), 0));
+            sink.flush();
+        }
+        assertThat(target.batches).hasSize(1);
+        assertThat(target.batches.get(0).tables()).extracting(TableBatch::table).containsExactly(ITEMS, ORDERS);
+    }
+
+    @Test
+    void flushesWhenFullByEventsOrBytesAndWhenDue()
+    {
+        try (BufferedSink sink = sink(3, Long.MAX_VALUE, 1000)) {
+            for (long i = 0; i < 7; i++) {
+                sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {i, "a", "a"}, at(i), 0));
+            }
+            assertThat(target.batches).hasSize(2);
+            assertThat(sink.bufferedEvents()).isEqualTo(1);
+            clock.addAndGet(999_000_000L);
+            assertThat(sink.flushIfDue()).isFalse();
+            clock.addAndGet(1_000_000L);
+            assertThat(sink.flushIfDue()).isTrue();
+            assertThat(target.batches).hasSize(3);
+            assertThat(sink.flushIfDue()).isFalse();
+        }
+        try (BufferedSink sink = sink(1000, 1000, 1000)) {
+            sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {1L, "a", "x".repeat(2000)}, at(1), 0));
+            assertThat(target.batches).hasSize(4);
+            assertThat(sink.bufferedBytes()).isZero();
+        }
+    }
+
+    @Test
+    void bufferedBytesFollowTheMergedState()
+    {
+        try (BufferedSink sink = sink(1000, Long.MAX_VALUE, 1000)) {
+            sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {1L, "a", "x".repeat(10_000)}, at(1), 0));
+            long one = sink.bufferedBytes();
+            assertThat(one).isGreaterThan(10_000);
+            sink.accept(ChangeEvent.update(ORDERS_SCHEMA, null, new Object[] {1L, "a", "x".repeat(10_000)}, at(2), 0));
+            assertThat(sink.bufferedBytes()).isEqualTo(one);
+            sink.accept(ChangeEvent.truncate(ORDERS, at(3), 0));
+            assertThat(sink.bufferedBytes()).isZero();
+        }
+    }
+
+    @Test
+    void failedFlushKeepsBufferForRetry()
+    {
+        try (BufferedSink sink = sink(1000, Long.MAX_VALUE, 1000)) {
+            sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {1L, "a", "a"}, at(1), 0));
+            target.failNext = new SinkException(ErrorCode.TRANSIENT, "connection lost");
+            assertThatThrownBy(sink::flush).hasMessage("connection lost");
+            assertThat(sink.bufferedEvents()).isEqualTo(1);
+            assertThat(sink.committedPositions()).isEmpty();
+            sink.flush();
+            assertThat(target.table(ORDERS)).hasSize(1);
+            assertThat(sink.committedPositions()).containsEntry("db", at(1));
+        }
+    }
+
+    @Test
+    void schemaChangeFlushesFirst()
+    {
+        TableSchema widened = TableSchema.of(ORDERS, List.of("id", "status", "note", "extra"), List.of("id"));
+        try (BufferedSink sink = sink(1000, Long.MAX_VALUE, 1000)) {
+            sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {1L, "a", "a"}, at(1), 0));
+            sink.accept(ChangeEvent.insert(widened, new Object[] {2L, "a", "a", "e"}, at(2), 0));
+            assertThat(target.batches).hasSize(1);
+            sink.flush();
+        }
+        assertThat(target.batches).hasSize(2);
+        assertThat(target.batches.get(1).tables().get(0).schema()).contains(widened);
+    }
+
+    @Test
+    void keylessTableAppendsInsertsAndRefusesUpdates()
+    {
+        TableSchema log = TableSchema.of(TableId.of("s", "log"), List.of("message"), List.of());
+        try (BufferedSink sink = sink(1000, Long.MAX_VALUE, 1000)) {
+            sink.accept(ChangeEvent.insert(log, new Object[] {"same"}, at(1), 0));
+            sink.accept(ChangeEvent.insert(log, new Object[] {"same"}, at(2), 0));
+            assertThatThrownBy(() -> sink.accept(ChangeEvent.update(log, null, new Object[] {"x"}, at(3), 0)))
+                    .isInstanceOf(SinkException.class)
+                    .hasMessageContaining("Cannot apply UPDATE to \"s\".\"log\" at offset 3 of db: the table has no primary key")
+                    .extracting(e -> ((SinkException) e).errorCode()).isEqualTo(ErrorCode.SCHEMA_MISMATCH);
+            sink.flush();
+        }
+        assertThat(target.batches.get(0).tables().get(0).changes()).hasSize(2);
+    }
+
+    @Test
+    void advanceStoresPositionWithoutChanges()
+    {
+        try (BufferedSink sink = sink(1000, Long.MAX_VALUE, 0)) {
+            sink.advance(at(42));
+            assertThat(sink.flushIfDue()).isTrue();
+            assertThat(target.positions).containsEntry("db", at(42));
+            assertThat(target.batches.get(0).tables()).isEmpty();
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.pgsink.core;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A {@link BatchApplier} over an in-memory table, applying batches exactly as the SQL flush does:
+ * truncate, fill unavailable values from the current row, delete every touched key, insert every
+ * final row, store positions.
+ */
+final class InMemoryTarget
+        implements BatchApplier
+{
+    final Map<TableId, Map<RowKey, List<Object>>> tables = new HashMap<>();
+    final Map<String, SourcePosition> positions = new HashMap<>();
+    final List<Batch> batches = new ArrayList<>();
+    RuntimeException failNext;
+
+    Map<RowKey, List<Object>> table(TableId table)
+    {
+        return tables.computeIfAbsent(table, ignored -> new LinkedHashMap<>());
+    }
+
+    @Override
+    public void apply(Batch batch)
+    {
+        if (failNext != null) {
+            RuntimeException failure = failNext;
+            failNext = null;
+            throw failure;
+        }
+        batches.add(batch);
+        for (TableBatch tableBatch : batch.tables()) {
+            Map<RowKey, List<Object>> rows = table(tableBatch.table());
+            if (tableBatch.truncate()) {
+                rows.clear();
+            }
+            Map<RowKey, List<Object>> filled = new HashMap<>();
+            for (RowChange change : tableBatch.changes()) {
+                if (change.hasUnavailableValues()) {
+                    List<Object> current = rows.get(change.key());
+                    if (current == null) {
+                        throw new SinkException(ErrorCode.DATA, "no target row to fill " + change.key());
+                    }
+                    List<Object> row = new ArrayList<>(List.of(change.row()));
+                    for (int i = 0; i < row.size(); i++) {
+                        if (row.get(i) == UnavailableValue.INSTANCE) {
+                            row.set(i, current.get(i));
+                        }
+                    }
+                    filled.put(change.key(), row);
+                }
+            }
+            for (RowChange change : tableBatch.changes()) {
+                rows.remove(change.key());
+            }
+            for (RowChange change : tableBatch.changes()) {
+                if (!change.isDelete()) {
+                    List<Object> row = filled.containsKey(change.key()) ? filled.get(change.key()) : List.of(change.row());
+                    if (row.contains(UnavailableValue.INSTANCE)) {
+                        throw new AssertionError("unavailable value reached the target");
+                    }
+                    rows.put(change.key(), row);
+                }
+            }
+        }
+        positions.putAll(batch.positions());
+    }
+
+    @Override
+    public Map<String, SourcePosition> committedPositions()
+    {
+        return Map.copyOf(positions);
+    }
+
+    @Override
+    public void close() {}
+}

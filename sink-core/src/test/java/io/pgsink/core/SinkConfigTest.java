@@ -1,0 +1,128 @@
+package io.pgsink.core;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class SinkConfigTest
+{
+    @Test
+    void defaults()
+    {
+        SinkConfig config = SinkConfig.parse(Map.of("target.url", "jdbc:postgresql://localhost/db"));
+        assertThat(config.sinkName()).isEqualTo("pgsink");
+        assertThat(config.targetUser()).isEmpty();
+        assertThat(config.targetPassword()).isEmpty();
+        assertThat(config.targetDialect()).isEqualTo("auto");
+        assertThat(config.flushPolicy()).isEqualTo(new FlushPolicy(10_000, 64L * 1024 * 1024, 1000));
+        assertThat(config.copyFormat()).isEqualTo(CopyFormat.DEFAULT);
+        assertThat(config.offsetsSchema()).isEqualTo("public");
+        assertThat(config.offsetsTable()).isEqualTo("pgsink_offsets");
+        assertThat(config.appendOnlyWithoutKey()).isFalse();
+        assertThat(config.targetJdbcProperties()).isEmpty();
+        assertThat(config.tableNameFormat().targetOf(TableId.of("a", "b"))).isEqualTo(TableId.of("a", "b"));
+    }
+
+    @Test
+    void fullMapping()
+    {
+        Map<String, String> properties = new HashMap<>();
+        properties.put("sink.name", "orders-sink");
+        properties.put("target.url", "jdbc:postgresql://db/x");
+        properties.put("target.user", "writer");
+        properties.put("target.password", "s3cret");
+        properties.put("target.dialect", "greenplum");
+        properties.put("target.table.name.format", "dw.${schema}_${table}");
+        properties.put("tables.without.key", "append-only");
+        properties.put("flush.max.events", "500");
+        properties.put("buffer.max.bytes", "1024");
+        properties.put("flush.interval.ms", "0");
+        properties.put("copy.delimiter", "|");
+        properties.put("copy.quote", "'");
+        properties.put("copy.escape", "\\");
+        properties.put("copy.null", "\\N");
+        properties.put("copy.nul.character", "strip");
+        properties.put("offsets.schema", "meta");
+        properties.put("offsets.table", "positions");
+        properties.put("target.jdbc.sslmode", "verify-full");
+        SinkConfig config = SinkConfig.parse(properties);
+        assertThat(config.sinkName()).isEqualTo("orders-sink");
+        assertThat(config.targetUrl()).isEqualTo("jdbc:postgresql://db/x");
+        assertThat(config.targetUser()).contains("writer");
+        assertThat(config.targetPassword()).contains("s3cret");
+        assertThat(config.targetDialect()).isEqualTo("greenplum");
+        assertThat(config.tableNameFormat().targetOf(TableId.of("shop", "orders"))).isEqualTo(TableId.of("dw", "shop_orders"));
+        assertThat(config.appendOnlyWithoutKey()).isTrue();
+        assertThat(config.flushPolicy()).isEqualTo(new FlushPolicy(500, 1024, 0));
+        assertThat(config.copyFormat()).isEqualTo(new CopyFormat('|', '\'', '\\', "\\N", NulCharacterHandling.STRIP));
+        assertThat(config.offsetsSchema()).isEqualTo("meta");
+        assertThat(config.offsetsTable()).isEqualTo("positions");
+        assertThat(config.targetJdbcProperties()).containsExactly(Map.entry("sslmode", "verify-full"));
+        assertThat(config.describe()).containsEntry("target.password", "<masked>").containsEntry("sink.name", "'orders-sink'");
+        assertThat(config.toString()).doesNotContain("s3cret");
+    }
+
+    @Test
+    void reportsEveryProblemAtOnceWithoutSecrets()
+    {
+        Map<String, String> properties = new HashMap<>();
+        properties.put("flush.max.events", "many");
+        properties.put("flush.interval.ms", "-1");
+        properties.put("copy.delimiter", ",,");
+        properties.put("target.dialect", "oracle");
+        properties.put("target.password", "");
+        properties.put("target.pasword", "typo");
+        properties.put("target.table.name.format", "${schema}.${nope}");
+        assertThatThrownBy(() -> SinkConfig.parse(properties))
+                .isInstanceOf(SinkException.class)
+                .extracting(e -> ((SinkException) e).errorCode()).isEqualTo(ErrorCode.CONFIG);
+        assertThatThrownBy(() -> SinkConfig.parse(properties))
+                .hasMessageContaining("6 problems")
+                .hasMessageContaining("Missing required configuration target.url")
+                .hasMessageContaining("Invalid value 'many' for configuration flush.max.events: not a whole number")
+                .hasMessageContaining("Invalid value '-1' for configuration flush.interval.ms: must be zero or more")
+                .hasMessageContaining("Invalid value ',,' for configuration copy.delimiter: must be exactly one character")
+                .hasMessageContaining("Invalid value 'oracle' for configuration target.dialect: must be one of auto, postgresql, greenplum")
+                .hasMessageContaining("Unknown configuration target.pasword")
+                .hasMessageNotContaining("typo");
+    }
+
+    @Test
+    void crossFieldCopyFormatProblemsNameAllKeys()
+    {
+        assertThatThrownBy(() -> SinkConfig.parse(Map.of("target.url", "jdbc:postgresql://h/d", "copy.delimiter", "\"")))
+                .hasMessageContaining("copy.delimiter='\"', copy.quote='\"'")
+                .hasMessageContaining("delimiter and quote must differ");
+        assertThatThrownBy(() -> SinkConfig.parse(Map.of("target.url", "jdbc:postgresql://h/d", "copy.null", "a,b")))
+                .hasMessageContaining("the NULL string must not contain the delimiter ','");
+        assertThatThrownBy(() -> SinkConfig.parse(Map.of("target.url", "jdbc:mysql://h/d")))
+                .hasMessageContaining("Invalid value 'jdbc:mysql://h/d' for configuration target.url: must be a pgjdbc URL");
+    }
+
+    @Test
+    void tableNameFormats()
+    {
+        TableId source = TableId.of("Sales", "Order.Lines");
+        assertThat(TableNameFormat.parse("${table}").targetOf(source)).isEqualTo(TableId.of("Sales", "Order.Lines"));
+        assertThat(TableNameFormat.parse("raw.${table}").targetOf(source)).isEqualTo(TableId.of("raw", "Order.Lines"));
+        assertThat(TableNameFormat.parse("${schema}.cdc_${table}_v1").targetOf(source)).isEqualTo(TableId.of("Sales", "cdc_Order.Lines_v1"));
+        assertThatThrownBy(() -> TableNameFormat.parse(".${table}")).hasMessageContaining("schema part");
+        assertThatThrownBy(() -> TableNameFormat.parse("x.")).hasMessageContaining("table part is empty");
+        assertThatThrownBy(() -> TableNameFormat.parse("${table")).hasMessageContaining("unclosed placeholder");
+    }
+
+    @Test
+    void copyFormatRules()
+    {
+        assertThat(CopyFormat.problems(',', '"', '"', "")).isEmpty();
+        assertThat(CopyFormat.problems('\n', '"', '"', "")).containsExactly("delimiter must not be CR or LF");
+        assertThat(CopyFormat.problems(',', 'é', '"', "")).containsExactly("quote must be a single-byte ASCII character other than NUL, got U+00E9");
+        assertThat(CopyFormat.problems(',', '"', ',', "")).containsExactly("delimiter and escape must differ, both are ','");
+        assertThat(CopyFormat.problems(',', '"', '"', "a\"")).containsExactly("the NULL string must not contain the quote '\"'");
+        assertThatThrownBy(() -> new CopyFormat(',', ',', '"', "", NulCharacterHandling.FAIL)).isInstanceOf(SinkException.class);
+    }
+}
