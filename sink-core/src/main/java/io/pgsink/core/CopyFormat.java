@@ -48,6 +48,19 @@ public record CopyFormat(char delimiter, char quote, char escape, String nullStr
         if (delimiter == escape) {
             problems.add("delimiter and escape must differ, both are " + describe(delimiter));
         }
+        // A line starting with \. followed by a newline is PostgreSQL's end-of-data marker even in
+        // CSV mode, and PostgreSQL silently ignores the rows after it. The CSV writer quotes values
+        // starting with a backslash, but a backslash delimiter or quote, or a NULL string of \., can
+        // still start a row that way.
+        if (delimiter == '\\') {
+            problems.add("delimiter must not be a backslash: a row starting with \\. would end the COPY data");
+        }
+        if (quote == '\\') {
+            problems.add("quote must not be a backslash: a row starting with \\. would end the COPY data");
+        }
+        if (nullString.equals("\\.")) {
+            problems.add("the NULL string must not be \\.: it is the end-of-data marker");
+        }
         for (int i = 0; i < nullString.length(); i++) {
             char c = nullString.charAt(i);
             if (c == '\r' || c == '\n') {

@@ -1,0 +1,96 @@
+package io.pgsink.bench;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The best plain-JDBC competitor: each batch merged by key first (last change wins, as pgsink and
+ * the Debezium JDBC sink's reduction buffer do), then one {@code DELETE ... WHERE id = ANY(?)} for
+ * the deleted keys and multi-row {@code INSERT ... ON CONFLICT DO UPDATE} statements of up to
+ * {@value #ROWS_PER_STATEMENT} rows for the rest.
+ */
+final class MergedUpsertMethod
+        implements Method
+{
+    static final int ROWS_PER_STATEMENT = 1000;
+
+    @Override
+    public String name()
+    {
+        return "merged INSERT ON CONFLICT + DELETE";
+    }
+
+    @Override
+    public void apply(BenchmarkDatabase database, String table, Workload workload, int batchSize)
+            throws SQLException
+    {
+        try (Connection connection = database.connect(false);
+                PreparedStatement upsert = connection.prepareStatement(upsertSql(table, ROWS_PER_STATEMENT));
+                PreparedStatement delete = connection.prepareStatement("DELETE FROM " + table + " WHERE id = ANY(?)");
+                Offsets offsets = new Offsets(connection)) {
+            connection.setAutoCommit(false);
+            Map<Long, Workload.Change> merged = new LinkedHashMap<>();
+            long offset = 0;
+            for (Workload.Change change : workload.changes) {
+                merged.put(change.key(), change);
+                if (++offset % batchSize == 0) {
+                    flush(connection, table, merged, upsert, delete);
+                    offsets.store(offset);
+                    connection.commit();
+                }
+            }
+            flush(connection, table, merged, upsert, delete);
+            offsets.store(offset);
+            connection.commit();
+        }
+    }
+
+    private static void flush(Connection connection, String table, Map<Long, Workload.Change> merged, PreparedStatement upsert, PreparedStatement delete)
+            throws SQLException
+    {
+        List<Long> deletes = new ArrayList<>();
+        List<Object[]> rows = new ArrayList<>();
+        for (Workload.Change change : merged.values()) {
+            if (change.kind() == Workload.Kind.DELETE) {
+                deletes.add(change.key());
+            }
+            else {
+                rows.add(change.row());
+            }
+        }
+        merged.clear();
+        if (!deletes.isEmpty()) {
+            delete.setArray(1, connection.createArrayOf("bigint", deletes.toArray()));
+            delete.executeUpdate();
+        }
+        int full = rows.size() / ROWS_PER_STATEMENT * ROWS_PER_STATEMENT;
+        for (int start = 0; start < full; start += ROWS_PER_STATEMENT) {
+            for (int i = 0; i < ROWS_PER_STATEMENT; i++) {
+                JdbcBatchMethod.bindRow(upsert, rows.get(start + i), i * 5 + 1);
+            }
+            upsert.executeUpdate();
+        }
+        if (full < rows.size()) {
+            try (PreparedStatement rest = connection.prepareStatement(upsertSql(table, rows.size() - full))) {
+                for (int i = 0; full + i < rows.size(); i++) {
+                    JdbcBatchMethod.bindRow(rest, rows.get(full + i), i * 5 + 1);
+                }
+                rest.executeUpdate();
+            }
+        }
+    }
+
+    private static String upsertSql(String table, int rows)
+    {
+        StringBuilder sql = new StringBuilder("INSERT INTO ").append(table).append(" (id, qty, label, price, active) VALUES ");
+        for (int i = 0; i < rows; i++) {
+            sql.append(i == 0 ? "" : ", ").append("(?, ?, ?, ?, ?)");
+        }
+        return sql.append(" ON CONFLICT (id) DO UPDATE SET qty = EXCLUDED.qty, label = EXCLUDED.label, price = EXCLUDED.price, active = EXCLUDED.active").toString();
+    }
+}

@@ -1,0 +1,55 @@
+package io.pgsink.bench;
+
+import io.pgsink.core.BufferedSink;
+import io.pgsink.core.ChangeEvent;
+import io.pgsink.core.SinkConfig;
+import io.pgsink.core.SourcePosition;
+import io.pgsink.core.TableId;
+import io.pgsink.core.TableSchema;
+import io.pgsink.merge.MergeApplier;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** pgsink itself: the buffer merges by key, each flush COPYs into staging and applies set-based statements. */
+final class PgsinkMethod
+        implements Method
+{
+    @Override
+    public String name()
+    {
+        return "pgsink (COPY + merge)";
+    }
+
+    @Override
+    public void apply(BenchmarkDatabase database, String table, Workload workload, int batchSize)
+    {
+        Map<String, String> properties = new HashMap<>();
+        properties.put(SinkConfig.TARGET_URL, database.url);
+        properties.put(SinkConfig.TARGET_TABLE_NAME_FORMAT, database.schema + "." + table);
+        properties.put(SinkConfig.OFFSETS_SCHEMA, database.schema);
+        properties.put(SinkConfig.FLUSH_MAX_EVENTS, String.valueOf(batchSize));
+        properties.put(SinkConfig.BUFFER_MAX_BYTES, String.valueOf(Long.MAX_VALUE));
+        properties.put(SinkConfig.FLUSH_INTERVAL_MS, "3600000");
+        SinkConfig config = SinkConfig.parse(properties);
+        TableSchema schema = TableSchema.of(TableId.of("source", table), Workload.COLUMN_NAMES, List.of("id"));
+        Object[] keyOnly = new Object[Workload.COLUMN_NAMES.size()];
+        try (BufferedSink sink = new BufferedSink(config.sinkName(), config.flushPolicy(), new MergeApplier(config))) {
+            long offset = 0;
+            for (Workload.Change change : workload.changes) {
+                SourcePosition position = new SourcePosition("bench", Long.toString(++offset));
+                switch (change.kind()) {
+                    case INSERT -> sink.accept(ChangeEvent.insert(schema, change.row().clone(), position, 0));
+                    case UPDATE -> sink.accept(ChangeEvent.update(schema, null, change.row().clone(), position, 0));
+                    case DELETE -> {
+                        Object[] before = keyOnly.clone();
+                        before[0] = change.key();
+                        sink.accept(ChangeEvent.delete(schema, before, position, 0));
+                    }
+                }
+            }
+            sink.flush();
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package io.pgsink.merge;
+
+import java.util.List;
+import java.util.StringJoiner;
+
+import static io.pgsink.copy.SqlIdentifiers.quote;
+
+/**
+ * Greenplum 6 and 7, and Apache Cloudberry.
+ *
+ * <p>The staging table is distributed by the target's distribution key, so the {@code DELETE ...
+ * USING} join finds every key on the segment that holds it, without moving rows; a randomly
+ * distributed target gets a randomly distributed staging table (the join then redistributes). No
+ * {@code ON CONFLICT}: the offsets row is updated and inserted only when no row was updated.
+ */
+final class GreenplumDialect
+        implements StagingSql, DeleteSql, OffsetSql
+{
+    @Override
+    public String createStagingTable(String stagingName, List<TargetColumn> columns, TargetTable target)
+    {
+        String distribution = target.distributionKey().isEmpty()
+                ? " DISTRIBUTED RANDOMLY"
+                : " DISTRIBUTED BY (" + String.join(", ", target.distributionKey().stream().map(io.pgsink.copy.SqlIdentifiers::quote).toList()) + ")";
+        return PostgreSqlDialect.createTemporaryTable(stagingName, columns) + " ON COMMIT DELETE ROWS" + distribution;
+    }
+
+    @Override
+    public String deleteTouchedKeys(TargetTable target, String stagingName)
+    {
+        StringJoiner conditions = new StringJoiner(" AND ");
+        for (String column : target.primaryKey()) {
+            conditions.add("t." + quote(column) + " = s." + quote(column));
+        }
+        return "DELETE FROM " + Statements.qualified(target.id()) + " AS t USING " + quote(stagingName) + " AS s WHERE " + conditions;
+    }
+
+    @Override
+    public String createOffsetsTable(String qualifiedOffsetsTable)
+    {
+        return "CREATE TABLE IF NOT EXISTS " + qualifiedOffsetsTable
+                + " (sink_name text NOT NULL, source_partition text NOT NULL, source_offset text NOT NULL, updated_at timestamp with time zone NOT NULL,"
+                + " PRIMARY KEY (sink_name, source_partition)) DISTRIBUTED BY (sink_name, source_partition)";
+    }
+
+    @Override
+    public List<String> storeOffset(String qualifiedOffsetsTable)
+    {
+        return List.of(
+                "UPDATE " + qualifiedOffsetsTable + " SET source_offset = ?, updated_at = now() WHERE sink_name = ? AND source_partition = ?",
+                "INSERT INTO " + qualifiedOffsetsTable + " (source_offset, sink_name, source_partition, updated_at) VALUES (?, ?, ?, now())");
+    }
+}

@@ -1,0 +1,459 @@
+package io.pgsink.merge;
+
+import io.pgsink.copy.CopyLoader;
+import io.pgsink.copy.CopyRejectedException;
+import io.pgsink.copy.CsvWriter;
+import io.pgsink.copy.SqlIdentifiers;
+import io.pgsink.copy.ValueEncodingException;
+import io.pgsink.core.Batch;
+import io.pgsink.core.BatchApplier;
+import io.pgsink.core.CopyFormat;
+import io.pgsink.core.ErrorCode;
+import io.pgsink.core.RowChange;
+import io.pgsink.core.SinkConfig;
+import io.pgsink.core.SinkException;
+import io.pgsink.core.SourcePosition;
+import io.pgsink.core.TableBatch;
+import io.pgsink.core.TableId;
+import io.pgsink.core.TableNameFormat;
+import io.pgsink.core.TableSchema;
+import io.pgsink.core.UnavailableValue;
+import org.jetbrains.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Applies merged batches to a PostgreSQL or Greenplum target, one transaction per batch:
+ * <ol>
+ * <li>per table, in table order: {@code TRUNCATE} when the batch truncates it; {@code COPY} the
+ *     merged rows (final rows and deleted keys) into the table's staging table; fill unchanged
+ *     TOAST values from the current target rows; delete every touched key; insert every final row;</li>
+ * <li>store the batch's source positions in the offsets table;</li>
+ * <li>commit.</li>
+ * </ol>
+ * A crash at any point leaves either the whole batch with its positions or none of it. Replaying a
+ * batch gives the same state, since it deletes every key it writes.
+ *
+ * <p>Staging tables are temporary, {@code ON COMMIT DELETE ROWS}, created once per connection and
+ * table version in a transaction of their own, and reused by every flush. When the connection is
+ * lost, the next batch opens a new one and creates them again.
+ *
+ * <p>Not thread-safe: owned by the sink's thread.
+ */
+public final class MergeApplier
+        implements BatchApplier
+{
+    private static final Logger log = LoggerFactory.getLogger(MergeApplier.class);
+
+    private final String sinkName;
+    private final TargetConnector connector;
+    private final String dialectSetting;
+    private final CopyFormat format;
+    private final TableNameFormat routing;
+    private final boolean appendOnlyWithoutKey;
+    private final String offsetsTable;
+
+    @Nullable
+    private Connection connection;
+    private Dialect dialect = Dialect.POSTGRESQL;
+    private final Map<TableId, TargetTable> targets = new HashMap<>();
+    private final Map<TableId, TablePlan> plans = new HashMap<>();
+    /** Staging tables that exist on the current connection, by target table. */
+    private final Map<TableId, TablePlan> staged = new HashMap<>();
+    private int stagingSequence;
+    private final StringBuilder mask = new StringBuilder();
+
+    public MergeApplier(SinkConfig config, TargetConnector connector)
+    {
+        requireNonNull(config, "config is null");
+        this.sinkName = config.sinkName();
+        this.connector = requireNonNull(connector, "connector is null");
+        this.dialectSetting = config.targetDialect();
+        this.format = config.copyFormat();
+        this.routing = config.tableNameFormat();
+        this.appendOnlyWithoutKey = config.appendOnlyWithoutKey();
+        this.offsetsTable = SqlIdentifiers.quote(config.offsetsSchema()) + "." + SqlIdentifiers.quote(config.offsetsTable());
+    }
+
+    public MergeApplier(SinkConfig config)
+    {
+        this(config, TargetConnector.fromConfig(config));
+    }
+
+    /** The dialect detected on the current (or last) connection. */
+    public Dialect dialect()
+    {
+        return dialect;
+    }
+
+    @Override
+    public Map<String, SourcePosition> committedPositions()
+    {
+        try {
+            Connection connection = connection();
+            Map<String, SourcePosition> positions = new TreeMap<>();
+            try (PreparedStatement statement = connection.prepareStatement("SELECT source_partition, source_offset FROM " + offsetsTable + " WHERE sink_name = ?")) {
+                statement.setString(1, sinkName);
+                try (ResultSet rows = statement.executeQuery()) {
+                    while (rows.next()) {
+                        positions.put(rows.getString(1), new SourcePosition(rows.getString(1), rows.getString(2)));
+                    }
+                }
+            }
+            connection.commit();
+            return positions;
+        }
+        catch (SQLException e) {
+            throw failed(e, "Cannot read stored positions of sink '" + sinkName + "' from " + offsetsTable);
+        }
+    }
+
+    @Override
+    public void apply(Batch batch)
+    {
+        long start = System.nanoTime();
+        TableBatch current = null;
+        try {
+            Connection connection = connection();
+            prepare(connection, batch);
+            for (TableBatch table : batch.tables()) {
+                current = table;
+                applyTable(connection, table);
+            }
+            current = null;
+            storePositions(connection, batch.positions());
+            connection.commit();
+        }
+        catch (SQLException e) {
+            throw failed(e, current == null ? "Cannot apply batch of " + batch.events() + " events" : "Cannot apply changes to " + route(current.table()) + " (from " + current.table() + ")");
+        }
+        catch (RuntimeException e) {
+            rollback(e);
+            throw e;
+        }
+        if (log.isDebugEnabled()) {
+            log.debug("{} - applied {} events to {} tables in {} ms", sinkName, batch.events(), batch.tables().size(), (System.nanoTime() - start) / 1_000_000);
+        }
+    }
+
+    /** Reads target tables and creates staging tables that are missing, committed before the data transaction starts. */
+    private void prepare(Connection connection, Batch batch)
+            throws SQLException
+    {
+        boolean created = false;
+        for (TableBatch table : batch.tables()) {
+            if (table.schema().isEmpty() || table.changes().isEmpty()) {
+                continue;
+            }
+            TablePlan plan = plan(connection, table.schema().get());
+            if (!plan.appendOnly && staged.get(plan.target.id()) != plan) {
+                TablePlan previous = staged.remove(plan.target.id());
+                try (Statement statement = connection.createStatement()) {
+                    if (previous != null) {
+                        statement.execute("DROP TABLE IF EXISTS " + SqlIdentifiers.quote(previous.stagingName));
+                    }
+                    statement.execute(plan.createStaging);
+                }
+                created = true;
+                staged.put(plan.target.id(), plan);
+            }
+        }
+        if (created) {
+            connection.commit();
+        }
+    }
+
+    private TablePlan plan(Connection connection, TableSchema schema)
+            throws SQLException
+    {
+        TablePlan plan = plans.get(schema.table());
+        if (plan != null && (plan.source == schema || plan.source.equals(schema))) {
+            return plan;
+        }
+        TableId targetId = route(schema.table());
+        TargetTable target = targets.get(targetId);
+        if (target == null || plan != null) {
+            // a new source schema version: the target may have changed too
+            target = TargetCatalog.require(connection, targetId, dialect.isGreenplum());
+            targets.put(targetId, target);
+        }
+        plan = TablePlan.create(schema, target, dialect, format, appendOnlyWithoutKey, stagingName(targetId));
+        plans.put(schema.table(), plan);
+        return plan;
+    }
+
+    private String stagingName(TableId target)
+    {
+        StringBuilder name = new StringBuilder("pgsink_stage_").append(++stagingSequence).append('_');
+        String table = target.table().toLowerCase(Locale.ROOT);
+        for (int i = 0; i < table.length() && name.length() < 60; i++) {
+            char c = table.charAt(i);
+            if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_') {
+                name.append(c);
+            }
+        }
+        return name.toString();
+    }
+
+    private TableId route(TableId source)
+    {
+        return routing.targetOf(source);
+    }
+
+    private void applyTable(Connection connection, TableBatch batch)
+            throws SQLException
+    {
+        TableId targetId = route(batch.table());
+        if (batch.truncate()) {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute(Statements.truncate(targetId));
+            }
+        }
+        if (batch.changes().isEmpty()) {
+            return;
+        }
+        TablePlan plan = plans.get(batch.table());
+        copy(connection, plan, batch);
+        if (plan.appendOnly) {
+            return;
+        }
+        try (Statement statement = connection.createStatement()) {
+            if (batch.rowsWithUnavailableValues() > 0) {
+                statement.executeUpdate(plan.fill);
+                checkFilled(statement, plan);
+            }
+            statement.executeUpdate(plan.delete);
+            statement.executeUpdate(plan.insert);
+        }
+    }
+
+    private void copy(Connection connection, TablePlan plan, TableBatch batch)
+            throws SQLException
+    {
+        List<RowChange> changes = batch.changes();
+        try {
+            CopyLoader.copyIn(connection, plan.copy, format, writer -> {
+                for (RowChange change : changes) {
+                    writeRow(writer, plan, change);
+                }
+            });
+        }
+        catch (CopyRejectedException e) {
+            long row = e.row();
+            if (row > 0 && row <= changes.size()) {
+                RowChange change = changes.get((int) row - 1);
+                String column = SqlErrors.copyColumn(e);
+                throw new SinkException(SqlErrors.classify(e), "Target rejected a row of " + plan.target.id() + " key " + change.key()
+                        + (column == null ? "" : " column " + column) + " (from " + batch.table() + " at " + change.position() + "): " + SqlErrors.describe(e), e);
+            }
+            throw e;
+        }
+    }
+
+    private void writeRow(CsvWriter writer, TablePlan plan, RowChange change)
+            throws SQLException
+    {
+        Object[] row = change.row();
+        int column = -1;
+        try {
+            if (!plan.appendOnly) {
+                writer.writeBoolean(row == null);
+                if (change.hasUnavailableValues()) {
+                    writer.writeText(mask(row));
+                }
+                else {
+                    writer.writeNull();
+                }
+            }
+            for (column = 0; column < plan.encoders.length; column++) {
+                Object value;
+                if (row == null) {
+                    int keyPosition = plan.keyPosition[column];
+                    value = keyPosition >= 0 ? change.key().value(keyPosition) : null;
+                }
+                else {
+                    // staged columns are the source columns, in source order
+                    value = row[column];
+                }
+                if (value == null || value == UnavailableValue.INSTANCE) {
+                    writer.writeNull();
+                }
+                else {
+                    plan.encoders[column].encode(value, writer);
+                }
+            }
+            writer.endRow();
+        }
+        catch (ValueEncodingException e) {
+            writer.discardRow();
+            String columnName = column >= 0 && column < plan.columns.size() ? plan.columns.get(column).name() : "?";
+            String type = column >= 0 && column < plan.columns.size() ? plan.columns.get(column).declaredType() : "?";
+            throw new SinkException(ErrorCode.DATA, "Cannot write a row of " + plan.target.id() + " key " + change.key() + " column " + columnName + " (" + type + ") from "
+                    + plan.source.table() + " at " + change.position() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private String mask(Object[] row)
+    {
+        mask.setLength(0);
+        for (Object value : row) {
+            mask.append(value == UnavailableValue.INSTANCE ? '1' : '0');
+        }
+        return mask.toString();
+    }
+
+    private void checkFilled(Statement statement, TablePlan plan)
+            throws SQLException
+    {
+        List<String> problems = new ArrayList<>();
+        try (ResultSet rows = statement.executeQuery(plan.unfilled)) {
+            while (rows.next()) {
+                String unavailable = rows.getString(1);
+                List<String> key = new ArrayList<>();
+                for (int i = 0; i < plan.target.primaryKey().size(); i++) {
+                    key.add(rows.getString(i + 2));
+                }
+                List<String> columns = new ArrayList<>();
+                for (int i = 0; i < unavailable.length() && i < plan.columns.size(); i++) {
+                    if (unavailable.charAt(i) == '1') {
+                        columns.add(plan.columns.get(i).name());
+                    }
+                }
+                problems.add("key (" + String.join(", ", key) + ") column(s) " + columns);
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new SinkException(ErrorCode.DATA, "Cannot apply changes to " + plan.target.id() + ": the source did not send unchanged TOAST values and the target has no row to take them from: "
+                    + String.join("; ", problems) + ". The target is missing rows the source has (was it loaded with a snapshot?); set REPLICA IDENTITY FULL on the source table to always get full rows.");
+        }
+    }
+
+    private void storePositions(Connection connection, Map<String, SourcePosition> positions)
+            throws SQLException
+    {
+        if (positions.isEmpty()) {
+            return;
+        }
+        List<String> statements = dialect.offsets().storeOffset(offsetsTable);
+        for (SourcePosition position : new TreeMap<>(positions).values()) {
+            for (String sql : statements) {
+                try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                    statement.setString(1, position.offset());
+                    statement.setString(2, sinkName);
+                    statement.setString(3, position.partition());
+                    if (statement.executeUpdate() > 0) {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    private Connection connection()
+            throws SQLException
+    {
+        if (connection != null) {
+            return connection;
+        }
+        Connection opened = connector.connect();
+        try {
+            opened.setAutoCommit(false);
+            String version;
+            try (Statement statement = opened.createStatement(); ResultSet rows = statement.executeQuery("SELECT version()")) {
+                rows.next();
+                version = rows.getString(1);
+            }
+            dialect = Dialect.forSetting(dialectSetting, version);
+            try (Statement statement = opened.createStatement()) {
+                statement.execute(dialect.offsets().createOffsetsTable(offsetsTable));
+            }
+            opened.commit();
+            log.info("{} - connected to {} target ({})", sinkName, dialect, version);
+        }
+        catch (SQLException | RuntimeException e) {
+            try {
+                opened.close();
+            }
+            catch (SQLException closeFailure) {
+                e.addSuppressed(closeFailure);
+            }
+            throw e;
+        }
+        connection = opened;
+        staged.clear();
+        return opened;
+    }
+
+    private SinkException failed(SQLException e, String context)
+    {
+        rollback(e);
+        if (SqlErrors.isTransient(e) || connectionLost()) {
+            discardConnection();
+            return new SinkException(ErrorCode.TRANSIENT, context + ": " + SqlErrors.describe(e), e);
+        }
+        String state = e.getSQLState();
+        if (SqlErrors.UNDEFINED_TABLE.equals(state) || SqlErrors.UNDEFINED_COLUMN.equals(state)) {
+            // the target changed under us: read the catalog again next time
+            plans.clear();
+            targets.clear();
+        }
+        return SqlErrors.translate(e, context);
+    }
+
+    private boolean connectionLost()
+    {
+        try {
+            return connection == null || connection.isClosed() || !connection.isValid(5);
+        }
+        catch (SQLException e) {
+            return true;
+        }
+    }
+
+    private void rollback(Exception cause)
+    {
+        if (connection == null) {
+            return;
+        }
+        try {
+            connection.rollback();
+        }
+        catch (SQLException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    private void discardConnection()
+    {
+        if (connection != null) {
+            try {
+                connection.close();
+            }
+            catch (SQLException e) {
+                log.debug("{} - closing a broken connection failed", sinkName, e);
+            }
+            connection = null;
+        }
+        staged.clear();
+    }
+
+    @Override
+    public void close()
+    {
+        discardConnection();
+    }
+}

@@ -1,0 +1,80 @@
+package io.pgsink.merge;
+
+import java.util.List;
+import java.util.StringJoiner;
+
+import static io.pgsink.copy.SqlIdentifiers.quote;
+
+/**
+ * PostgreSQL.
+ *
+ * <p>The delete must stay index-driven as tables grow. {@code DELETE FROM t USING staging s WHERE
+ * t.k = s.k} lets the planner, which has no statistics for a fresh temporary table, pick a merge or
+ * hash join that reads the whole target (measured: ~110 ms for a 10k-row batch against 800k rows).
+ * With a single-column key, {@code k = ANY(ARRAY(SELECT k FROM staging))} turns the keys into one
+ * array probed through the primary-key index (~28 ms). With a composite key, the key columns are
+ * aggregated into arrays in one scan (so they stay aligned) and unnested; the planner estimates a
+ * set-returning function at a handful of rows, so it probes the index in a nested loop.
+ */
+final class PostgreSqlDialect
+        implements StagingSql, DeleteSql, OffsetSql
+{
+    @Override
+    public String createStagingTable(String stagingName, List<TargetColumn> columns, TargetTable target)
+    {
+        return createTemporaryTable(stagingName, columns) + " ON COMMIT DELETE ROWS";
+    }
+
+    static String createTemporaryTable(String stagingName, List<TargetColumn> columns)
+    {
+        StringJoiner definitions = new StringJoiner(", ", "CREATE TEMPORARY TABLE " + quote(stagingName) + " (", ")");
+        definitions.add(quote(StagingColumns.DELETE) + " boolean NOT NULL");
+        definitions.add(quote(StagingColumns.UNAVAILABLE) + " text");
+        for (TargetColumn column : columns) {
+            definitions.add(quote(column.name()) + " " + column.declaredType());
+        }
+        return definitions.toString();
+    }
+
+    @Override
+    public String deleteTouchedKeys(TargetTable target, String stagingName)
+    {
+        String table = Statements.qualified(target.id());
+        List<String> key = target.primaryKey();
+        if (key.size() == 1) {
+            String column = quote(key.get(0));
+            return "DELETE FROM " + table + " WHERE " + column + " = ANY(ARRAY(SELECT " + column + " FROM " + quote(stagingName) + "))";
+        }
+        StringJoiner arrays = new StringJoiner(", ");
+        StringJoiner aggregates = new StringJoiner(", ");
+        StringJoiner unnestArguments = new StringJoiner(", ");
+        StringJoiner unnestColumns = new StringJoiner(", ");
+        StringJoiner conditions = new StringJoiner(" AND ");
+        for (int i = 0; i < key.size(); i++) {
+            String column = quote(key.get(i));
+            String array = "k" + i;
+            arrays.add(array);
+            aggregates.add("array_agg(" + column + ") AS " + array);
+            unnestArguments.add("a." + array);
+            unnestColumns.add(array);
+            conditions.add("t." + column + " = u." + array);
+        }
+        return "DELETE FROM " + table + " AS t USING (SELECT " + aggregates + " FROM " + quote(stagingName) + ") AS a, "
+                + "unnest(" + unnestArguments + ") AS u(" + unnestColumns + ") WHERE " + conditions;
+    }
+
+    @Override
+    public String createOffsetsTable(String qualifiedOffsetsTable)
+    {
+        return "CREATE TABLE IF NOT EXISTS " + qualifiedOffsetsTable
+                + " (sink_name text NOT NULL, source_partition text NOT NULL, source_offset text NOT NULL, updated_at timestamp with time zone NOT NULL,"
+                + " PRIMARY KEY (sink_name, source_partition))";
+    }
+
+    @Override
+    public List<String> storeOffset(String qualifiedOffsetsTable)
+    {
+        return List.of("INSERT INTO " + qualifiedOffsetsTable + " AS o (source_offset, sink_name, source_partition, updated_at) VALUES (?, ?, ?, now())"
+                + " ON CONFLICT (sink_name, source_partition) DO UPDATE SET source_offset = EXCLUDED.source_offset, updated_at = EXCLUDED.updated_at");
+    }
+}

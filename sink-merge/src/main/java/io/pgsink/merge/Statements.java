@@ -1,0 +1,79 @@
+package io.pgsink.merge;
+
+import io.pgsink.core.TableId;
+
+import java.util.List;
+import java.util.StringJoiner;
+
+import static io.pgsink.copy.SqlIdentifiers.quote;
+
+/** The apply statements both dialects share. Identifiers are always quoted. */
+final class Statements
+{
+    private Statements() {}
+
+    static String qualified(TableId table)
+    {
+        return quote(table.schema()) + "." + quote(table.table());
+    }
+
+    static String truncate(TableId target)
+    {
+        return "TRUNCATE TABLE " + qualified(target);
+    }
+
+    static String columnList(List<TargetColumn> columns)
+    {
+        StringJoiner joiner = new StringJoiner(", ");
+        for (TargetColumn column : columns) {
+            joiner.add(quote(column.name()));
+        }
+        return joiner.toString();
+    }
+
+    /** Inserts every staged row that is not a delete. */
+    static String insertFromStaging(TableId target, List<TargetColumn> columns, String stagingName)
+    {
+        String list = columnList(columns);
+        return "INSERT INTO " + qualified(target) + " (" + list + ") SELECT " + list + " FROM " + quote(stagingName) + " WHERE NOT " + quote(StagingColumns.DELETE);
+    }
+
+    /**
+     * Fills unavailable (unchanged TOAST) values of staged rows from the current target row of the
+     * same key, and clears the mask of every row it filled. Position {@code i} (1-based) of the
+     * mask stands for the {@code i}-th staged column.
+     */
+    static String fillUnavailable(TargetTable target, List<TargetColumn> columns, String stagingName)
+    {
+        String mask = "s." + quote(StagingColumns.UNAVAILABLE);
+        StringJoiner assignments = new StringJoiner(", ");
+        for (int i = 0; i < columns.size(); i++) {
+            String column = quote(columns.get(i).name());
+            if (target.primaryKey().contains(columns.get(i).name())) {
+                continue;
+            }
+            assignments.add(column + " = CASE WHEN substr(" + mask + ", " + (i + 1) + ", 1) = '1' THEN t." + column + " ELSE s." + column + " END");
+        }
+        assignments.add(quote(StagingColumns.UNAVAILABLE) + " = NULL");
+        return "UPDATE " + quote(stagingName) + " AS s SET " + assignments + " FROM " + qualified(target.id()) + " AS t WHERE " + mask + " IS NOT NULL AND " + keyJoin(target, "t", "s");
+    }
+
+    /** Staged rows whose unavailable values found no target row to be filled from. */
+    static String unfilledRows(TargetTable target, String stagingName)
+    {
+        StringJoiner keys = new StringJoiner(", ");
+        for (String column : target.primaryKey()) {
+            keys.add(quote(column) + "::text");
+        }
+        return "SELECT " + quote(StagingColumns.UNAVAILABLE) + ", " + keys + " FROM " + quote(stagingName) + " WHERE " + quote(StagingColumns.UNAVAILABLE) + " IS NOT NULL LIMIT 10";
+    }
+
+    static String keyJoin(TargetTable target, String left, String right)
+    {
+        StringJoiner conditions = new StringJoiner(" AND ");
+        for (String column : target.primaryKey()) {
+            conditions.add(left + "." + quote(column) + " = " + right + "." + quote(column));
+        }
+        return conditions.toString();
+    }
+}

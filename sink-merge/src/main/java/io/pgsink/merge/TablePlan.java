@@ -1,0 +1,117 @@
+package io.pgsink.merge;
+
+import io.pgsink.copy.CopyLoader;
+import io.pgsink.copy.ValueEncoder;
+import io.pgsink.copy.ValueEncoders;
+import io.pgsink.core.ColumnSchema;
+import io.pgsink.core.CopyFormat;
+import io.pgsink.core.ErrorCode;
+import io.pgsink.core.SinkException;
+import io.pgsink.core.TableSchema;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Everything a flush needs to apply rows of one source schema version to one target table,
+ * resolved and checked once: the staged columns in source order, their encoders (the hot loop
+ * indexes this array), and the SQL.
+ */
+final class TablePlan
+{
+    final TableSchema source;
+    final TargetTable target;
+    final boolean appendOnly;
+    final List<TargetColumn> columns;
+    final ValueEncoder[] encoders;
+    /** For each staged column, its position in the key, or -1. */
+    final int[] keyPosition;
+    final String stagingName;
+    final String createStaging;
+    final String copy;
+    final String fill;
+    final String unfilled;
+    final String delete;
+    final String insert;
+
+    private TablePlan(TableSchema source, TargetTable target, boolean appendOnly, List<TargetColumn> columns, String stagingName, Dialect dialect, CopyFormat format)
+    {
+        this.source = source;
+        this.target = target;
+        this.appendOnly = appendOnly;
+        this.columns = List.copyOf(columns);
+        this.encoders = new ValueEncoder[columns.size()];
+        this.keyPosition = new int[columns.size()];
+        for (int i = 0; i < columns.size(); i++) {
+            encoders[i] = ValueEncoders.forType(columns.get(i).encodingType());
+            keyPosition[i] = source.keyColumns().indexOf(columns.get(i).name());
+        }
+        this.stagingName = stagingName;
+        List<String> names = columns.stream().map(TargetColumn::name).toList();
+        if (appendOnly) {
+            this.createStaging = "";
+            this.copy = CopyLoader.copyStatement(Statements.qualified(target.id()), names, format);
+            this.fill = "";
+            this.unfilled = "";
+            this.delete = "";
+            this.insert = "";
+        }
+        else {
+            List<String> stagedNames = new ArrayList<>();
+            stagedNames.add(StagingColumns.DELETE);
+            stagedNames.add(StagingColumns.UNAVAILABLE);
+            stagedNames.addAll(names);
+            this.createStaging = dialect.staging().createStagingTable(stagingName, columns, target);
+            this.copy = CopyLoader.copyStatement(io.pgsink.copy.SqlIdentifiers.quote(stagingName), stagedNames, format);
+            this.fill = Statements.fillUnavailable(target, columns, stagingName);
+            this.unfilled = Statements.unfilledRows(target, stagingName);
+            this.delete = dialect.delete().deleteTouchedKeys(target, stagingName);
+            this.insert = Statements.insertFromStaging(target.id(), columns, stagingName);
+        }
+    }
+
+    /**
+     * Checks that rows of {@code source} can be applied to {@code target} and plans how.
+     *
+     * @throws SinkException {@link ErrorCode#SCHEMA_MISMATCH} naming the tables and columns that do not fit
+     */
+    static TablePlan create(TableSchema source, TargetTable target, Dialect dialect, CopyFormat format, boolean appendOnlyWithoutKey, String stagingName)
+    {
+        requireNonNull(source, "source is null");
+        requireNonNull(target, "target is null");
+        List<TargetColumn> columns = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        for (ColumnSchema column : source.columns()) {
+            target.column(column.name()).ifPresentOrElse(columns::add, () -> missing.add(column.name()));
+        }
+        if (!missing.isEmpty()) {
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to " + target.id() + ": target has no column(s) " + missing
+                    + " (target columns: " + target.columnNames() + "). Add them to the target table.");
+        }
+        if (!source.hasKey()) {
+            if (!appendOnlyWithoutKey) {
+                throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + ": the source table has no primary key, so changes cannot be merged by key."
+                        + " Add a primary key, or set tables.without.key=append-only to copy its inserts straight into " + target.id() + ".");
+            }
+            return new TablePlan(source, target, true, columns, stagingName, dialect, format);
+        }
+        Set<String> sourceKey = new HashSet<>(source.keyColumns());
+        if (target.primaryKey().isEmpty()) {
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to " + target.id() + ": the target table has no primary key;"
+                    + " pgsink deletes and rewrites rows by key, so the target needs PRIMARY KEY (" + String.join(", ", source.keyColumns()) + ").");
+        }
+        if (!sourceKey.equals(new HashSet<>(target.primaryKey()))) {
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to " + target.id() + ": source key " + source.keyColumns()
+                    + " differs from the target's primary key " + target.primaryKey() + ".");
+        }
+        if (dialect.isGreenplum() && !sourceKey.containsAll(target.distributionKey())) {
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to " + target.id() + ": the Greenplum distribution key "
+                    + target.distributionKey() + " is not part of the primary key " + target.primaryKey() + ", so a key cannot be located on one segment. Distribute the table by (part of) its primary key.");
+        }
+        return new TablePlan(source, target, false, columns, stagingName, dialect, format);
+    }
+}

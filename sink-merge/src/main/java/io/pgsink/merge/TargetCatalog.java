@@ -1,0 +1,100 @@
+package io.pgsink.merge;
+
+import io.pgsink.core.ErrorCode;
+import io.pgsink.core.SinkException;
+import io.pgsink.core.TableId;
+import org.intellij.lang.annotations.Language;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Reads target tables from {@code pg_catalog}. The queries work on PostgreSQL 9.4+ and therefore on
+ * Greenplum 6 (PostgreSQL 9.4 based) and 7, which is why they use {@code generate_subscripts}
+ * rather than {@code array_position}.
+ */
+final class TargetCatalog
+{
+    @Language("SQL")
+    private static final String COLUMNS = """
+            SELECT c.oid, a.attname, format_type(a.atttypid, a.atttypmod),
+                   CASE WHEN t.typtype = 'd' THEN bt.typname ELSE t.typname END, a.attnotnull
+            FROM pg_catalog.pg_class c
+            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid
+            JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+            LEFT JOIN pg_catalog.pg_type bt ON bt.oid = t.typbasetype
+            WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
+            ORDER BY a.attnum""";
+
+    @Language("SQL")
+    private static final String PRIMARY_KEY = """
+            SELECT a.attname
+            FROM pg_catalog.pg_index i
+            CROSS JOIN generate_subscripts(i.indkey, 1) AS k(position)
+            JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[k.position]
+            WHERE i.indrelid = ? AND i.indisprimary
+            ORDER BY k.position""";
+
+    @Language("SQL")
+    private static final String DISTRIBUTION_KEY = """
+            SELECT a.attname
+            FROM gp_distribution_policy p
+            CROSS JOIN generate_subscripts(p.distkey, 1) AS k(position)
+            JOIN pg_catalog.pg_attribute a ON a.attrelid = p.localoid AND a.attnum = p.distkey[k.position]
+            WHERE p.localoid = ?
+            ORDER BY k.position""";
+
+    private TargetCatalog() {}
+
+    /** The table, or empty when it does not exist. */
+    static Optional<TargetTable> read(Connection connection, TableId id, boolean greenplum)
+            throws SQLException
+    {
+        long oid = 0;
+        List<TargetColumn> columns = new ArrayList<>();
+        try (PreparedStatement statement = connection.prepareStatement(COLUMNS)) {
+            statement.setString(1, id.schema());
+            statement.setString(2, id.table());
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    oid = rows.getLong(1);
+                    columns.add(new TargetColumn(rows.getString(2), rows.getString(3), rows.getString(4), rows.getBoolean(5)));
+                }
+            }
+        }
+        if (columns.isEmpty()) {
+            return Optional.empty();
+        }
+        List<String> primaryKey = names(connection, PRIMARY_KEY, oid);
+        List<String> distributionKey = greenplum ? names(connection, DISTRIBUTION_KEY, oid) : List.of();
+        return Optional.of(new TargetTable(id, columns, primaryKey, distributionKey));
+    }
+
+    static TargetTable require(Connection connection, TableId id, boolean greenplum)
+            throws SQLException
+    {
+        return read(connection, id, greenplum).orElseThrow(() -> new SinkException(ErrorCode.SCHEMA_MISMATCH,
+                "Target table " + id + " does not exist (or the target user cannot see it). Create it with the source table's columns and primary key."));
+    }
+
+    private static List<String> names(Connection connection, @Language("SQL") String sql, long oid)
+            throws SQLException
+    {
+        List<String> names = new ArrayList<>();
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setLong(1, oid);
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    names.add(rows.getString(1));
+                }
+            }
+        }
+        return names;
+    }
+}

@@ -1,0 +1,22 @@
+package io.pgsink.merge;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A column of a target table, as read from {@code pg_catalog}.
+ *
+ * @param name column name
+ * @param declaredType the type as {@code format_type} prints it, e.g. {@code character varying(20)}; used in DDL
+ * @param encodingType {@code pg_type.typname} of the column's type, or of a domain's base type, e.g.
+ *         {@code varchar}, {@code _int4}; selects the value encoder
+ * @param notNull whether the column is NOT NULL
+ */
+public record TargetColumn(String name, String declaredType, String encodingType, boolean notNull)
+{
+    public TargetColumn
+    {
+        requireNonNull(name, "name is null");
+        requireNonNull(declaredType, "declaredType is null");
+        requireNonNull(encodingType, "encodingType is null");
+    }
+}

@@ -1,0 +1,42 @@
+package io.pgsink.merge;
+
+import io.pgsink.core.TableId;
+
+import java.util.List;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A target table as the catalog describes it.
+ *
+ * @param id schema and name
+ * @param columns in attribute order
+ * @param primaryKey primary-key column names in key order; empty when the table has none
+ * @param distributionKey Greenplum distribution-key columns; empty on PostgreSQL or for randomly distributed tables
+ */
+public record TargetTable(TableId id, List<TargetColumn> columns, List<String> primaryKey, List<String> distributionKey)
+{
+    public TargetTable
+    {
+        requireNonNull(id, "id is null");
+        columns = List.copyOf(requireNonNull(columns, "columns is null"));
+        primaryKey = List.copyOf(requireNonNull(primaryKey, "primaryKey is null"));
+        distributionKey = List.copyOf(requireNonNull(distributionKey, "distributionKey is null"));
+    }
+
+    public Optional<TargetColumn> column(String name)
+    {
+        for (TargetColumn column : columns) {
+            if (column.name().equals(name)) {
+                return Optional.of(column);
+            }
+        }
+        return Optional.empty();
+    }
+
+    public List<String> columnNames()
+    {
+        return columns.stream().map(TargetColumn::name).toList();
+    }
+}

@@ -1,0 +1,67 @@
+package io.pgsink.merge;
+
+import io.pgsink.copy.testing.TestingSchema;
+import io.pgsink.core.BufferedSink;
+import io.pgsink.core.SinkConfig;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Builds sinks that write into a {@link TestingSchema}, and reads what they wrote. */
+final class TestingSink
+{
+    private TestingSink() {}
+
+    static Map<String, String> properties(TestingSchema schema, Map<String, String> overrides)
+    {
+        Map<String, String> properties = new HashMap<>();
+        properties.put(SinkConfig.TARGET_URL, schema.server().jdbcUrl());
+        String user = schema.server().properties().getProperty("user");
+        if (user != null) {
+            properties.put(SinkConfig.TARGET_USER, user);
+        }
+        String password = schema.server().properties().getProperty("password");
+        if (password != null) {
+            properties.put(SinkConfig.TARGET_PASSWORD, password);
+        }
+        properties.put(SinkConfig.TARGET_TABLE_NAME_FORMAT, schema.name() + ".${table}");
+        properties.put(SinkConfig.OFFSETS_SCHEMA, schema.name());
+        properties.putAll(overrides);
+        return properties;
+    }
+
+    static SinkConfig config(TestingSchema schema, Map<String, String> overrides)
+    {
+        return SinkConfig.parse(properties(schema, overrides));
+    }
+
+    static BufferedSink sink(TestingSchema schema, Map<String, String> overrides)
+    {
+        SinkConfig config = config(schema, overrides);
+        return new BufferedSink(config.sinkName(), config.flushPolicy(), new MergeApplier(config));
+    }
+
+    /** Every row of the query, each column as text (NULL as null). */
+    static List<List<String>> query(TestingSchema schema, String sql)
+            throws SQLException
+    {
+        try (Connection connection = schema.connect(); Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+            List<List<String>> result = new ArrayList<>();
+            int columns = rows.getMetaData().getColumnCount();
+            while (rows.next()) {
+                List<String> row = new ArrayList<>();
+                for (int i = 1; i <= columns; i++) {
+                    row.add(rows.getString(i));
+                }
+                result.add(row);
+            }
+            return result;
+        }
+    }
+}
