@@ -17,7 +17,7 @@ import java.util.Map;
  *
  * <pre>
  * java -cp bench/target/benchmarks.jar io.pgsink.bench.FlushBenchmark --url jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres
- *      [--events 1000000] [--base-rows 500000] [--batch 10000] [--scenarios S1,S2] [--seed 42]
+ *      [--events 1000000] [--base-rows 500000] [--batch 10000] [--scenarios S1,S2] [--seed 42] [--methods all|pgsink,jdbc,merged,raw]
  * </pre>
  *
  * Timing is wall-clock for applying the whole stream, one run per method and scenario; run it
@@ -45,6 +45,7 @@ public final class FlushBenchmark
         options.put("batch", "10000");
         options.put("scenarios", "S1,S2");
         options.put("seed", "42");
+        options.put("methods", "all");
         for (int i = 0; i < args.length; i++) {
             String name = args[i].startsWith("--") ? args[i].substring(2) : "";
             if (!options.containsKey(name) || i + 1 >= args.length) {
@@ -53,8 +54,8 @@ public final class FlushBenchmark
             }
             options.put(name, args[++i]);
         }
-        List<Result> results = run(options.get("url"), Long.parseLong(options.get("events")), Long.parseLong(options.get("base-rows")),
-                Integer.parseInt(options.get("batch")), List.of(options.get("scenarios").split(",")), Long.parseLong(options.get("seed")), true);
+        List<Result> results = run(options.get("url"), "pgsink_bench", Long.parseLong(options.get("events")), Long.parseLong(options.get("base-rows")),
+                Integer.parseInt(options.get("batch")), List.of(options.get("scenarios").split(",")), Long.parseLong(options.get("seed")), options.get("methods"), true);
         System.out.println();
         System.out.println(table(results));
     }
@@ -62,11 +63,11 @@ public final class FlushBenchmark
     public static List<Result> run(String url, long events, long baseRows, int batch, List<String> scenarios, long seed, boolean verbose)
             throws SQLException
     {
-        return run(url, "pgsink_bench", events, baseRows, batch, scenarios, seed, verbose);
+        return run(url, "pgsink_bench", events, baseRows, batch, scenarios, seed, "all", verbose);
     }
 
     /** Runs in {@code schema}, which is dropped and re-created first and dropped at the end. */
-    public static List<Result> run(String url, String schema, long events, long baseRows, int batch, List<String> scenarios, long seed, boolean verbose)
+    public static List<Result> run(String url, String schema, long events, long baseRows, int batch, List<String> scenarios, long seed, String methodFilter, boolean verbose)
             throws SQLException
     {
         List<Result> results = new ArrayList<>();
@@ -80,6 +81,11 @@ public final class FlushBenchmark
                 List<Method> methods = new ArrayList<>(List.of(new PgsinkMethod(), new JdbcBatchMethod(), new MergedUpsertMethod()));
                 if (workload.baseRows == 0) {
                     methods.add(new RawCopyMethod());
+                }
+                if (!methodFilter.equals("all")) {
+                    // e.g. --methods pgsink,merged: keep methods whose name starts with one of the words
+                    List<String> wanted = List.of(methodFilter.toLowerCase(Locale.ROOT).split(","));
+                    methods.removeIf(method -> wanted.stream().noneMatch(word -> method.name().toLowerCase(Locale.ROOT).startsWith(word.trim())));
                 }
                 database.execute("DROP TABLE IF EXISTS expected", "CREATE TABLE expected (" + Workload.COLUMNS_WITHOUT_KEY + ")");
                 try (Connection connection = database.connect(false)) {

@@ -23,7 +23,7 @@ class FlushBenchmarkTest
         if (server.properties().getProperty("user") != null) {
             url += (url.contains("?") ? "&" : "?") + "user=" + server.properties().getProperty("user") + "&password=" + server.properties().getProperty("password");
         }
-        List<FlushBenchmark.Result> results = FlushBenchmark.run(url, "pgsink_bench_verify", 3_000, 2_000, 700, List.of("S1", "S2"), 7, false);
+        List<FlushBenchmark.Result> results = FlushBenchmark.run(url, "pgsink_bench_verify", 3_000, 2_000, 700, List.of("S1", "S2"), 7, "all", false);
         assertThat(results).extracting(FlushBenchmark.Result::scenario, FlushBenchmark.Result::method).containsExactly(
                 org.assertj.core.groups.Tuple.tuple("S1 inserts", "pgsink (COPY + merge)"),
                 org.assertj.core.groups.Tuple.tuple("S1 inserts", "JDBC executeBatch (rewrite)"),

@@ -14,9 +14,11 @@ public final class RowChange
     private final Object @Nullable [] row;
     private final SourcePosition position;
     private final boolean unavailableValues;
+    private final boolean fresh;
 
-    RowChange(RowKey key, Object @Nullable [] row, SourcePosition position, boolean unavailableValues)
+    RowChange(RowKey key, Object @Nullable [] row, SourcePosition position, boolean unavailableValues, boolean fresh)
     {
+        this.fresh = fresh;
         this.key = requireNonNull(key, "key is null");
         this.row = row;
         this.position = requireNonNull(position, "position is null");
@@ -43,6 +45,18 @@ public final class RowChange
     public SourcePosition position()
     {
         return position;
+    }
+
+    /**
+     * Whether the key did not exist in the target before this batch, provided the target held the
+     * source's state: the key's first change in the batch created it (an insert, the new key of a
+     * key change) or came after a truncate. A fresh row can be written without deleting its key
+     * first. Replayed events can make a fresh key exist after all; appliers must detect that
+     * (a unique violation) and fall back to deleting the key.
+     */
+    public boolean isFresh()
+    {
+        return fresh;
     }
 
     /** Whether {@link #row()} still holds {@link UnavailableValue#INSTANCE} that the flush must fill from the target. */

@@ -101,7 +101,7 @@ final class TableBuffer
             }
             case DELETE -> {
                 RowKey key = eventSchema.keyOf(event.before());
-                put(key, new Entry(key, null, event.position(), false));
+                put(key, new Entry(key, null, event.position(), false, freshness(key, false)));
             }
             case TRUNCATE -> throw new IllegalStateException("handled above");
         }
@@ -111,9 +111,11 @@ final class TableBuffer
     {
         Object[] row = event.after();
         Entry previous;
+        // a new key of a key-changing update did not exist at the source before (keys are unique)
+        boolean fresh = freshness(key, oldKey != null || event.operation() == Operation.INSERT);
         if (oldKey != null) {
             previous = entries.get(oldKey);
-            put(oldKey, new Entry(oldKey, null, event.position(), false));
+            put(oldKey, new Entry(oldKey, null, event.position(), false, freshness(oldKey, false)));
         }
         else {
             previous = entries.get(key);
@@ -124,7 +126,24 @@ final class TableBuffer
                     + ": the source did not send unchanged TOAST column(s) " + unavailableColumns(row)
                     + " and the key changed, so they cannot be taken from the target row. Set REPLICA IDENTITY FULL on the source table.");
         }
-        put(key, new Entry(key, row, event.position(), unavailable));
+        put(key, new Entry(key, row, event.position(), unavailable, fresh));
+    }
+
+    /**
+     * Whether {@code key} did not exist in the target before this batch, assuming the target held
+     * the source's state (as it does when positions are stored with the data). A key keeps the
+     * freshness of its first change in the batch: an insert creates a key that did not exist, a
+     * truncate earlier in the batch empties the table, anything else may touch an existing row.
+     * Replayed events break the assumption; the applier detects that (a unique violation) and
+     * applies the batch again without relying on it.
+     */
+    private boolean freshness(RowKey key, boolean createsKey)
+    {
+        Entry existing = entries.get(key);
+        if (existing != null) {
+            return existing.fresh;
+        }
+        return truncate || createsKey;
     }
 
     /** Fills unavailable values of {@code row} from {@code previous}; returns whether any are left. */
@@ -182,7 +201,7 @@ final class TableBuffer
                 throw new SinkException(ErrorCode.DATA, "Cannot append to " + table + " at " + event.position() + ": the insert has unavailable (unchanged TOAST) values");
             }
         }
-        Entry entry = new Entry(RowKey.NONE, row, event.position(), false);
+        Entry entry = new Entry(RowKey.NONE, row, event.position(), false, true);
         appends.add(entry);
         bytes += entry.bytes;
     }
@@ -191,10 +210,10 @@ final class TableBuffer
     {
         List<RowChange> changes = new ArrayList<>(entries.size() + appends.size());
         for (Entry entry : entries.values()) {
-            changes.add(new RowChange(entry.key, entry.row, entry.position, entry.unavailable));
+            changes.add(new RowChange(entry.key, entry.row, entry.position, entry.unavailable, entry.fresh));
         }
         for (Entry entry : appends) {
-            changes.add(new RowChange(entry.key, entry.row, entry.position, false));
+            changes.add(new RowChange(entry.key, entry.row, entry.position, false, true));
         }
         return new TableBatch(table, Optional.ofNullable(schema), truncate, changes, rowsWithUnavailableValues, events);
     }
@@ -205,14 +224,16 @@ final class TableBuffer
         final Object @Nullable [] row;
         final SourcePosition position;
         final boolean unavailable;
+        final boolean fresh;
         final long bytes;
 
-        Entry(RowKey key, Object @Nullable [] row, SourcePosition position, boolean unavailable)
+        Entry(RowKey key, Object @Nullable [] row, SourcePosition position, boolean unavailable, boolean fresh)
         {
             this.key = key;
             this.row = row;
             this.position = position;
             this.unavailable = unavailable;
+            this.fresh = fresh;
             this.bytes = ValueSizes.ENTRY_OVERHEAD + (row == null ? 0 : ValueSizes.row(row));
         }
     }

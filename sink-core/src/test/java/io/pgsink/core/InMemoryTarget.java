@@ -18,6 +18,8 @@ final class InMemoryTarget
     final Map<String, SourcePosition> positions = new HashMap<>();
     final List<Batch> batches = new ArrayList<>();
     RuntimeException failNext;
+    /** Batches whose fresh keys already existed, so they were applied again deleting every key. */
+    int freshConflicts;
 
     Map<RowKey, List<Object>> table(TableId table)
     {
@@ -33,6 +35,20 @@ final class InMemoryTarget
             throw failure;
         }
         batches.add(batch);
+        Map<TableId, Map<RowKey, List<Object>>> snapshot = new HashMap<>();
+        tables.forEach((table, rows) -> snapshot.put(table, new LinkedHashMap<>(rows)));
+        if (!applyTables(batch, true)) {
+            // like the SQL applier: a fresh key existed after all (replayed events), so apply again deleting every key
+            freshConflicts++;
+            tables.clear();
+            tables.putAll(snapshot);
+            applyTables(batch, false);
+        }
+        positions.putAll(batch.positions());
+    }
+
+    private boolean applyTables(Batch batch, boolean trustFreshKeys)
+    {
         for (TableBatch tableBatch : batch.tables()) {
             Map<RowKey, List<Object>> rows = table(tableBatch.table());
             if (tableBatch.truncate()) {
@@ -55,7 +71,9 @@ final class InMemoryTarget
                 }
             }
             for (RowChange change : tableBatch.changes()) {
-                rows.remove(change.key());
+                if (!(trustFreshKeys && change.isFresh() && !change.isDelete())) {
+                    rows.remove(change.key());
+                }
             }
             for (RowChange change : tableBatch.changes()) {
                 if (!change.isDelete()) {
@@ -63,11 +81,14 @@ final class InMemoryTarget
                     if (row.contains(UnavailableValue.INSTANCE)) {
                         throw new AssertionError("unavailable value reached the target");
                     }
-                    rows.put(change.key(), row);
+                    if (rows.put(change.key(), row) != null && !tableBatch.schema().orElseThrow().keyColumns().isEmpty()) {
+                        // a unique violation in SQL
+                        return false;
+                    }
                 }
             }
         }
-        positions.putAll(batch.positions());
+        return true;
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.pgsink.core.BatchApplier;
 import io.pgsink.core.CopyFormat;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.RowChange;
+import io.pgsink.core.RowKey;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
@@ -126,13 +127,30 @@ public final class MergeApplier
     public void apply(Batch batch)
     {
         long start = System.nanoTime();
+        try {
+            attempt(batch, true);
+        }
+        catch (FreshKeyConflict conflict) {
+            // keys the buffer took for new were in the target already: the source replayed events
+            // that were applied before. Apply the batch again, deleting every touched key first.
+            log.info("{} - {} already holds key {} that the batch inserts (replayed events); applying the batch again with every key deleted first",
+                    sinkName, conflict.table, conflict.key);
+            attempt(batch, false);
+        }
+        if (log.isDebugEnabled()) {
+            log.debug("{} - applied {} events to {} tables in {} ms", sinkName, batch.events(), batch.tables().size(), (System.nanoTime() - start) / 1_000_000);
+        }
+    }
+
+    private void attempt(Batch batch, boolean trustFreshKeys)
+    {
         TableBatch current = null;
         try {
             Connection connection = connection();
             prepare(connection, batch);
             for (TableBatch table : batch.tables()) {
                 current = table;
-                applyTable(connection, table);
+                applyTable(connection, table, trustFreshKeys);
             }
             current = null;
             storePositions(connection, batch.positions());
@@ -144,9 +162,6 @@ public final class MergeApplier
         catch (RuntimeException e) {
             rollback(e);
             throw e;
-        }
-        if (log.isDebugEnabled()) {
-            log.debug("{} - applied {} events to {} tables in {} ms", sinkName, batch.events(), batch.tables().size(), (System.nanoTime() - start) / 1_000_000);
         }
     }
 
@@ -214,7 +229,13 @@ public final class MergeApplier
         return routing.targetOf(source);
     }
 
-    private void applyTable(Connection connection, TableBatch batch)
+    /**
+     * Applies one table's changes. Keys that must be deleted first (every touched key but fresh
+     * ones, see {@link RowChange#isFresh()}) and rows whose unchanged TOAST values must be filled
+     * from the target go through the staging table; every other final row is COPYed straight into
+     * the target, which is as fast as loading gets.
+     */
+    private void applyTable(Connection connection, TableBatch batch, boolean trustFreshKeys)
             throws SQLException
     {
         TableId targetId = route(batch.table());
@@ -227,84 +248,187 @@ public final class MergeApplier
             return;
         }
         TablePlan plan = plans.get(batch.table());
-        copy(connection, plan, batch);
         if (plan.appendOnly) {
+            copy(connection, plan, batch, plan.copyTarget, RowFilter.DIRECT, false);
             return;
         }
-        try (Statement statement = connection.createStatement()) {
-            if (batch.rowsWithUnavailableValues() > 0) {
-                statement.executeUpdate(plan.fill);
-                checkFilled(statement, plan);
+        RowFilter staged = trustFreshKeys ? RowFilter.STAGED_TRUSTING_FRESH_KEYS : RowFilter.STAGED;
+        boolean anyStaged = false;
+        boolean anyDirect = false;
+        for (RowChange change : batch.changes()) {
+            anyStaged |= staged.test(change);
+            anyDirect |= RowFilter.DIRECT.test(change);
+        }
+        if (anyStaged) {
+            copy(connection, plan, batch, plan.copyStaging, staged, false);
+            try (Statement statement = connection.createStatement()) {
+                if (batch.rowsWithUnavailableValues() > 0) {
+                    statement.executeUpdate(plan.fill);
+                    checkFilled(statement, plan);
+                }
+                statement.executeUpdate(plan.delete);
             }
-            statement.executeUpdate(plan.delete);
-            statement.executeUpdate(plan.insert);
+        }
+        if (anyDirect) {
+            copy(connection, plan, batch, plan.copyTarget, RowFilter.DIRECT, trustFreshKeys);
+        }
+        if (batch.rowsWithUnavailableValues() > 0) {
+            try (Statement statement = connection.createStatement()) {
+                statement.executeUpdate(plan.insertFromStaging);
+            }
         }
     }
 
-    private void copy(Connection connection, TablePlan plan, TableBatch batch)
+    /** Which changes a COPY writes. */
+    private enum RowFilter
+    {
+        /** Final rows with every value known: COPYed straight into the target. */
+        DIRECT {
+            @Override
+            boolean test(RowChange change)
+            {
+                return !change.isDelete() && !change.hasUnavailableValues();
+            }
+        },
+        /** Keys to delete first and rows to fill from the target: every change. */
+        STAGED {
+            @Override
+            boolean test(RowChange change)
+            {
+                return true;
+            }
+        },
+        /** As {@link #STAGED}, but fresh rows need no delete. */
+        STAGED_TRUSTING_FRESH_KEYS {
+            @Override
+            boolean test(RowChange change)
+            {
+                return change.isDelete() || !change.isFresh() || change.hasUnavailableValues();
+            }
+        };
+
+        abstract boolean test(RowChange change);
+    }
+
+    /**
+     * COPYs the changes {@code filter} selects, into the staging table or (for {@link RowFilter#DIRECT})
+     * the target. With {@code freshKeysTrusted}, a unique violation means a fresh key existed after all.
+     */
+    private void copy(Connection connection, TablePlan plan, TableBatch batch, String copySql, RowFilter filter, boolean freshKeysTrusted)
             throws SQLException
     {
         List<RowChange> changes = batch.changes();
+        boolean staging = filter != RowFilter.DIRECT;
         try {
-            CopyLoader.copyIn(connection, plan.copy, format, writer -> {
+            CopyLoader.copyIn(connection, copySql, format, writer -> {
                 for (RowChange change : changes) {
-                    writeRow(writer, plan, change);
+                    if (filter.test(change)) {
+                        if (staging) {
+                            writeStagingRow(writer, plan, change);
+                        }
+                        else {
+                            writeTargetRow(writer, plan, change);
+                        }
+                    }
                 }
             });
         }
         catch (CopyRejectedException e) {
-            long row = e.row();
-            if (row > 0 && row <= changes.size()) {
-                RowChange change = changes.get((int) row - 1);
-                String column = SqlErrors.copyColumn(e);
-                throw new SinkException(SqlErrors.classify(e), "Target rejected a row of " + plan.target.id() + " key " + change.key()
-                        + (column == null ? "" : " column " + column) + " (from " + batch.table() + " at " + change.position() + "): " + SqlErrors.describe(e), e);
+            RowChange change = nthMatching(changes, filter, e.row());
+            if (change == null) {
+                throw e;
             }
-            throw e;
+            if (freshKeysTrusted && SqlErrors.UNIQUE_VIOLATION.equals(e.getSQLState())) {
+                throw new FreshKeyConflict(plan.target.id(), change.key());
+            }
+            String column = SqlErrors.copyColumn(e);
+            throw new SinkException(SqlErrors.classify(e), "Target rejected a row of " + plan.target.id() + " key " + change.key()
+                    + (column == null ? "" : " column " + column) + " (from " + batch.table() + " at " + change.position() + "): " + SqlErrors.describe(e), e);
         }
     }
 
-    private void writeRow(CsvWriter writer, TablePlan plan, RowChange change)
+    @Nullable
+    private static RowChange nthMatching(List<RowChange> changes, RowFilter filter, long row)
+    {
+        long seen = 0;
+        for (RowChange change : changes) {
+            if (filter.test(change) && ++seen == row) {
+                return change;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A staged row: the insert flag and the unavailable mask, then the columns. Rows to fill from
+     * the target carry every value; the others are only keys to delete, so only the key is written.
+     */
+    private void writeStagingRow(CsvWriter writer, TablePlan plan, RowChange change)
+            throws SQLException
+    {
+        Object[] row = change.row();
+        boolean full = row != null && change.hasUnavailableValues();
+        int column = -1;
+        try {
+            writer.writeBoolean(full);
+            if (full) {
+                writer.writeText(mask(row));
+            }
+            else {
+                writer.writeNull();
+            }
+            for (column = 0; column < plan.encoders.length; column++) {
+                Object value;
+                if (full) {
+                    value = row[column];
+                }
+                else {
+                    int keyPosition = plan.keyPosition[column];
+                    value = keyPosition >= 0 ? change.key().value(keyPosition) : null;
+                }
+                writeValue(writer, plan, column, value);
+            }
+            writer.endRow();
+        }
+        catch (ValueEncodingException e) {
+            throw encodingFailed(writer, plan, change, column, e);
+        }
+    }
+
+    /** A final row with every value known, in the target's COPY column order (the source columns). */
+    private static void writeTargetRow(CsvWriter writer, TablePlan plan, RowChange change)
             throws SQLException
     {
         Object[] row = change.row();
         int column = -1;
         try {
-            if (!plan.appendOnly) {
-                writer.writeBoolean(row == null);
-                if (change.hasUnavailableValues()) {
-                    writer.writeText(mask(row));
-                }
-                else {
-                    writer.writeNull();
-                }
-            }
             for (column = 0; column < plan.encoders.length; column++) {
-                Object value;
-                if (row == null) {
-                    int keyPosition = plan.keyPosition[column];
-                    value = keyPosition >= 0 ? change.key().value(keyPosition) : null;
-                }
-                else {
-                    // staged columns are the source columns, in source order
-                    value = row[column];
-                }
-                if (value == null || value == UnavailableValue.INSTANCE) {
-                    writer.writeNull();
-                }
-                else {
-                    plan.encoders[column].encode(value, writer);
-                }
+                writeValue(writer, plan, column, row[column]);
             }
             writer.endRow();
         }
         catch (ValueEncodingException e) {
-            writer.discardRow();
-            String columnName = column >= 0 && column < plan.columns.size() ? plan.columns.get(column).name() : "?";
-            String type = column >= 0 && column < plan.columns.size() ? plan.columns.get(column).declaredType() : "?";
-            throw new SinkException(ErrorCode.DATA, "Cannot write a row of " + plan.target.id() + " key " + change.key() + " column " + columnName + " (" + type + ") from "
-                    + plan.source.table() + " at " + change.position() + ": " + e.getMessage(), e);
+            throw encodingFailed(writer, plan, change, column, e);
         }
+    }
+
+    private static void writeValue(CsvWriter writer, TablePlan plan, int column, @Nullable Object value)
+    {
+        if (value == null || value == UnavailableValue.INSTANCE) {
+            writer.writeNull();
+        }
+        else {
+            plan.encoders[column].encode(value, writer);
+        }
+    }
+
+    private static SinkException encodingFailed(CsvWriter writer, TablePlan plan, RowChange change, int column, ValueEncodingException e)
+    {
+        writer.discardRow();
+        String columnName = column >= 0 && column < plan.columns.size() ? plan.columns.get(column).name() : "?";
+        String type = column >= 0 && column < plan.columns.size() ? plan.columns.get(column).declaredType() : "?";
+        return new SinkException(ErrorCode.DATA, "Cannot write a row of " + plan.target.id() + " key " + change.key() + " column " + columnName + " (" + type + ") from "
+                + plan.source.table() + " at " + change.position() + ": " + e.getMessage(), e);
     }
 
     private String mask(Object[] row)
@@ -455,5 +579,20 @@ public final class MergeApplier
     public void close()
     {
         discardConnection();
+    }
+
+    /** A key the batch took for new exists in the target; the batch is applied again without that assumption. */
+    private static final class FreshKeyConflict
+            extends RuntimeException
+    {
+        final TableId table;
+        final RowKey key;
+
+        FreshKeyConflict(TableId table, RowKey key)
+        {
+            super("key " + key + " of " + table + " exists already", null, false, false);
+            this.table = table;
+            this.key = key;
+        }
     }
 }

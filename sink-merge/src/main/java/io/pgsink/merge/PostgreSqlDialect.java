@@ -28,7 +28,7 @@ final class PostgreSqlDialect
     static String createTemporaryTable(String stagingName, List<TargetColumn> columns)
     {
         StringJoiner definitions = new StringJoiner(", ", "CREATE TEMPORARY TABLE " + quote(stagingName) + " (", ")");
-        definitions.add(quote(StagingColumns.DELETE) + " boolean NOT NULL");
+        definitions.add(quote(StagingColumns.INSERT) + " boolean NOT NULL");
         definitions.add(quote(StagingColumns.UNAVAILABLE) + " text");
         for (TargetColumn column : columns) {
             definitions.add(quote(column.name()) + " " + column.declaredType());

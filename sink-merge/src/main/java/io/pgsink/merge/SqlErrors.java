@@ -24,6 +24,7 @@ final class SqlErrors
     static final String CANNOT_CONNECT_NOW = "57P03";
     static final String QUERY_CANCELED = "57014";
     static final String TOO_MANY_CONNECTIONS = "53300";
+    static final String UNIQUE_VIOLATION = "23505";
     static final String UNDEFINED_TABLE = "42P01";
     static final String UNDEFINED_COLUMN = "42703";
 

@@ -3,8 +3,11 @@ package io.pgsink.merge;
 /** Names of pgsink's own staging columns; the {@code __pgsink_} prefix keeps them apart from user columns. */
 final class StagingColumns
 {
-    /** {@code true} for a key to delete, {@code false} for a row to write. */
-    static final String DELETE = "__pgsink_delete";
+    /**
+     * {@code true} for a row to insert from the staging table (one whose unchanged TOAST values are
+     * filled from the target first), {@code false} for a key that is only deleted.
+     */
+    static final String INSERT = "__pgsink_insert";
     /**
      * NULL, or one character per staged column, {@code 1} where the value was unavailable (an
      * unchanged TOAST value) and must be taken from the current target row.

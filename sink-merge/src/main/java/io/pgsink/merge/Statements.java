@@ -35,7 +35,7 @@ final class Statements
     static String insertFromStaging(TableId target, List<TargetColumn> columns, String stagingName)
     {
         String list = columnList(columns);
-        return "INSERT INTO " + qualified(target) + " (" + list + ") SELECT " + list + " FROM " + quote(stagingName) + " WHERE NOT " + quote(StagingColumns.DELETE);
+        return "INSERT INTO " + qualified(target) + " (" + list + ") SELECT " + list + " FROM " + quote(stagingName) + " WHERE " + quote(StagingColumns.INSERT);
     }
 
     /**

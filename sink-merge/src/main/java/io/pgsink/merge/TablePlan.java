@@ -32,11 +32,14 @@ final class TablePlan
     final int[] keyPosition;
     final String stagingName;
     final String createStaging;
-    final String copy;
+    /** COPY of final rows straight into the target. */
+    final String copyTarget;
+    /** COPY into the staging table: insert flag, unavailable mask, columns. */
+    final String copyStaging;
     final String fill;
     final String unfilled;
     final String delete;
-    final String insert;
+    final String insertFromStaging;
 
     private TablePlan(TableSchema source, TargetTable target, boolean appendOnly, List<TargetColumn> columns, String stagingName, Dialect dialect, CopyFormat format)
     {
@@ -52,25 +55,26 @@ final class TablePlan
         }
         this.stagingName = stagingName;
         List<String> names = columns.stream().map(TargetColumn::name).toList();
+        this.copyTarget = CopyLoader.copyStatement(Statements.qualified(target.id()), names, format);
         if (appendOnly) {
             this.createStaging = "";
-            this.copy = CopyLoader.copyStatement(Statements.qualified(target.id()), names, format);
+            this.copyStaging = "";
             this.fill = "";
             this.unfilled = "";
             this.delete = "";
-            this.insert = "";
+            this.insertFromStaging = "";
         }
         else {
             List<String> stagedNames = new ArrayList<>();
-            stagedNames.add(StagingColumns.DELETE);
+            stagedNames.add(StagingColumns.INSERT);
             stagedNames.add(StagingColumns.UNAVAILABLE);
             stagedNames.addAll(names);
             this.createStaging = dialect.staging().createStagingTable(stagingName, columns, target);
-            this.copy = CopyLoader.copyStatement(io.pgsink.copy.SqlIdentifiers.quote(stagingName), stagedNames, format);
+            this.copyStaging = CopyLoader.copyStatement(io.pgsink.copy.SqlIdentifiers.quote(stagingName), stagedNames, format);
             this.fill = Statements.fillUnavailable(target, columns, stagingName);
             this.unfilled = Statements.unfilledRows(target, stagingName);
             this.delete = dialect.delete().deleteTouchedKeys(target, stagingName);
-            this.insert = Statements.insertFromStaging(target.id(), columns, stagingName);
+            this.insertFromStaging = Statements.insertFromStaging(target.id(), columns, stagingName);
         }
     }
 

@@ -29,7 +29,7 @@ class DialectSqlTest
     void greenplumStagingIsDistributedLikeTheTarget()
     {
         assertThat(Dialect.GREENPLUM.staging().createStagingTable("pgsink_stage_1_order", ORDERS.columns(), ORDERS)).isEqualTo(
-                "CREATE TEMPORARY TABLE \"pgsink_stage_1_order\" (\"__pgsink_delete\" boolean NOT NULL, \"__pgsink_unavailable\" text, \"tenant\" integer, \"id\" bigint, \"Note\" text)"
+                "CREATE TEMPORARY TABLE \"pgsink_stage_1_order\" (\"__pgsink_insert\" boolean NOT NULL, \"__pgsink_unavailable\" text, \"tenant\" integer, \"id\" bigint, \"Note\" text)"
                         + " ON COMMIT DELETE ROWS DISTRIBUTED BY (\"tenant\")");
         TargetTable random = new TargetTable(ORDERS.id(), ORDERS.columns(), ORDERS.primaryKey(), List.of());
         assertThat(Dialect.GREENPLUM.staging().createStagingTable("s", random.columns(), random)).endsWith(" ON COMMIT DELETE ROWS DISTRIBUTED RANDOMLY");

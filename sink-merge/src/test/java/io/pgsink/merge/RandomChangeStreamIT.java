@@ -28,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A random 200k-event stream (inserts, repeated updates, deletes, key changes, a truncate) applied
  * in several flushes leaves the target equal, row by row, to a reference model that applies each
- * event in turn.
+ * event in turn; and delivering the last 50k events a second time (at-least-once upstream) changes
+ * nothing.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RandomChangeStreamIT
@@ -65,6 +66,7 @@ class RandomChangeStreamIT
         List<Long> keys = new ArrayList<>();
         long nextKey = 1;
         int truncateAt = EVENTS * 2 / 3;
+        List<ChangeEvent> stream = new ArrayList<>(EVENTS);
         try (BufferedSink sink = TestingSink.sink(schema, Map.of(SinkConfig.FLUSH_MAX_EVENTS, "17000", SinkConfig.FLUSH_INTERVAL_MS, "3600000"))) {
             for (int i = 1; i <= EVENTS; i++) {
                 SourcePosition position = new SourcePosition("src", String.valueOf(i));
@@ -107,12 +109,27 @@ class RandomChangeStreamIT
                     model.remove(oldKey);
                     model.put(newKey, row.clone());
                 }
+                stream.add(event);
                 sink.accept(event);
             }
             sink.flush();
             assertThat(sink.committedPositions()).containsEntry("src", new SourcePosition("src", String.valueOf(EVENTS)));
         }
+        assertTargetEquals(model);
 
+        // at-least-once upstream: the last 50k events arrive again, in other batch boundaries
+        try (BufferedSink sink = TestingSink.sink(schema, Map.of(SinkConfig.FLUSH_MAX_EVENTS, "9000", SinkConfig.FLUSH_INTERVAL_MS, "3600000"))) {
+            for (ChangeEvent event : stream.subList(EVENTS - 50_000, EVENTS)) {
+                sink.accept(event);
+            }
+            sink.flush();
+        }
+        assertTargetEquals(model);
+    }
+
+    private void assertTargetEquals(TreeMap<Long, Object[]> model)
+            throws SQLException
+    {
         List<List<String>> expected = new ArrayList<>();
         for (Object[] row : model.values()) {
             expected.add(Arrays.asList(row[0].toString(), text(row[1]), text(row[2]), text(row[3]), row[4] == null ? null : row[4].toString()));
