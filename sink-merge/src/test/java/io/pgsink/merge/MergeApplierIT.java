@@ -51,7 +51,7 @@ class MergeApplierIT
         }
         sinks.clear();
         // nothing leaked: every sink connection is closed again
-        assertThat(TestingSink.query(schema, "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'pgsink %'")).containsExactly(List.of("0"));
+        assertThat(TestingSink.openConnections(schema)).isZero();
     }
 
     @AfterAll

@@ -32,8 +32,30 @@ final class TestingSink
         }
         properties.put(SinkConfig.TARGET_TABLE_NAME_FORMAT, schema.name() + ".${table}");
         properties.put(SinkConfig.OFFSETS_SCHEMA, schema.name());
+        // lets a test find its own connections in pg_stat_activity, apart from other tests' and sinks'
+        properties.put(SinkConfig.TARGET_JDBC_PREFIX + "ApplicationName", applicationName(schema));
         properties.putAll(overrides);
         return properties;
+    }
+
+    static String applicationName(TestingSchema schema)
+    {
+        return "pgsink-test " + schema.name();
+    }
+
+    /** Waits up to 5 s for the test's sink connections to end (a closed connection's backend exits asynchronously). */
+    static long openConnections(TestingSchema schema)
+            throws SQLException, InterruptedException
+    {
+        long open = 0;
+        for (int attempt = 0; attempt < 50; attempt++) {
+            open = Long.parseLong(query(schema, "SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + applicationName(schema) + "'").get(0).get(0));
+            if (open == 0) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        return open;
     }
 
     static SinkConfig config(TestingSchema schema, Map<String, String> overrides)
