@@ -59,6 +59,7 @@ public final class MergeApplier
         implements BatchApplier
 {
     private static final Logger log = LoggerFactory.getLogger(MergeApplier.class);
+    private static final String STAGING_PREFIX = "pgsink_stage_";
 
     private final String sinkName;
     private final TargetConnector connector;
@@ -128,17 +129,34 @@ public final class MergeApplier
     {
         long start = System.nanoTime();
         try {
-            attempt(batch, true);
+            attemptKeepingStaging(batch, true);
         }
         catch (FreshKeyConflict conflict) {
             // keys the buffer took for new were in the target already: the source replayed events
             // that were applied before. Apply the batch again, deleting every touched key first.
             log.info("{} - {} already holds key {} that the batch inserts (replayed events); applying the batch again with every key deleted first",
                     sinkName, conflict.table, conflict.key);
-            attempt(batch, false);
+            attemptKeepingStaging(batch, false);
         }
         if (log.isDebugEnabled()) {
             log.debug("{} - applied {} events to {} tables in {} ms", sinkName, batch.events(), batch.tables().size(), (System.nanoTime() - start) / 1_000_000);
+        }
+    }
+
+    /**
+     * Applies the batch; when the session lost its staging tables (Greenplum drops temporary
+     * tables when it resets the segments' gang; {@code DISCARD TEMP} does it on PostgreSQL), they
+     * are created again and the batch applied once more.
+     */
+    private void attemptKeepingStaging(Batch batch, boolean trustFreshKeys)
+    {
+        try {
+            attempt(batch, trustFreshKeys);
+        }
+        catch (StagingLost lost) {
+            log.info("{} - the session lost its staging tables ({}); creating them again", sinkName, lost.getMessage());
+            staged.clear();
+            attempt(batch, trustFreshKeys);
         }
     }
 
@@ -157,6 +175,10 @@ public final class MergeApplier
             connection.commit();
         }
         catch (SQLException e) {
+            if (SqlErrors.UNDEFINED_TABLE.equals(e.getSQLState()) && e.getMessage() != null && e.getMessage().contains(STAGING_PREFIX)) {
+                rollback(e);
+                throw new StagingLost(e);
+            }
             throw failed(e, current == null ? "Cannot apply batch of " + batch.events() + " events" : "Cannot apply changes to " + route(current.table()) + " (from " + current.table() + ")");
         }
         catch (RuntimeException e) {
@@ -213,7 +235,7 @@ public final class MergeApplier
 
     private String stagingName(TableId target)
     {
-        StringBuilder name = new StringBuilder("pgsink_stage_").append(++stagingSequence).append('_');
+        StringBuilder name = new StringBuilder(STAGING_PREFIX).append(++stagingSequence).append('_');
         String table = target.table().toLowerCase(Locale.ROOT);
         for (int i = 0; i < table.length() && name.length() < 60; i++) {
             char c = table.charAt(i);
@@ -579,6 +601,16 @@ public final class MergeApplier
     public void close()
     {
         discardConnection();
+    }
+
+    /** The session no longer has a staging table it created. */
+    private static final class StagingLost
+            extends RuntimeException
+    {
+        StagingLost(SQLException cause)
+        {
+            super(SqlErrors.describe(cause), cause, false, false);
+        }
     }
 
     /** A key the batch took for new exists in the target; the batch is applied again without that assumption. */

@@ -243,6 +243,33 @@ class MergeApplierIT
     }
 
     @Test
+    void stagingTablesLostBySessionAreCreatedAgain()
+            throws SQLException
+    {
+        schema.execute("CREATE TABLE lost (id int PRIMARY KEY, v text)", "INSERT INTO lost VALUES (1, 'one')");
+        TableSchema lost = TableSchema.of(TableId.of("src", "lost"), List.of("id", "v"), List.of("id"));
+        List<Connection> connections = new ArrayList<>();
+        SinkConfig config = TestingSink.config(schema, Map.of());
+        TargetConnector connector = () -> {
+            Connection connection = TargetConnector.fromConfig(config).connect();
+            connections.add(connection);
+            return connection;
+        };
+        try (BufferedSink sink = new BufferedSink("lost", config.flushPolicy(), new MergeApplier(config, connector))) {
+            sink.accept(ChangeEvent.update(lost, null, new Object[] {1, "uno"}, at(1), 0));
+            sink.flush();
+            // what a Greenplum gang reset does to the session's temporary tables
+            execute(connections.get(0), "DISCARD TEMP");
+            connections.get(0).commit();
+            sink.accept(ChangeEvent.update(lost, null, new Object[] {1, "eins"}, at(2), 0));
+            sink.accept(ChangeEvent.delete(lost, new Object[] {7, null}, at(3), 0));
+            sink.flush();
+        }
+        assertThat(connections).hasSize(1);
+        assertThat(TestingSink.query(schema, "SELECT id, v FROM lost")).containsExactly(List.of("1", "eins"));
+    }
+
+    @Test
     void rejectedValueNamesTableKeyAndColumnButNotTheValue()
             throws SQLException
     {
