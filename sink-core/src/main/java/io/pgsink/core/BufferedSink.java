@@ -32,12 +32,26 @@ public final class BufferedSink
     private final TreeMap<TableId, TableBuffer> buffers = new TreeMap<>();
     private final Map<String, SourcePosition> pendingPositions = new HashMap<>();
     private final Map<String, SourcePosition> committedPositions;
+    private final boolean tolerateRejectedRows;
+    private final List<RejectedRow> rejected = new ArrayList<>();
     private long events;
     private long firstEventNanos;
     private long bytes;
 
     public BufferedSink(String name, FlushPolicy policy, BatchApplier applier, FlushListener listener, LongSupplier nanoClock)
     {
+        this(name, policy, applier, listener, nanoClock, false);
+    }
+
+    /**
+     * @param tolerateRejectedRows {@code errors.tolerance=all}: an event the buffer cannot take
+     *         (an update or delete of a table without a primary key, an unchanged TOAST value that
+     *         cannot be filled) is passed on with the next batch as a {@link RejectedRow} instead of
+     *         failing
+     */
+    public BufferedSink(String name, FlushPolicy policy, BatchApplier applier, FlushListener listener, LongSupplier nanoClock, boolean tolerateRejectedRows)
+    {
+        this.tolerateRejectedRows = tolerateRejectedRows;
         this.name = requireNonNull(name, "name is null");
         this.policy = requireNonNull(policy, "policy is null");
         this.applier = requireNonNull(applier, "applier is null");
@@ -66,7 +80,18 @@ public final class BufferedSink
             buffers.put(event.table(), buffer);
         }
         long before = buffer.bytes();
-        buffer.add(event);
+        try {
+            buffer.add(event);
+        }
+        catch (SinkException e) {
+            if (!tolerateRejectedRows || e.errorCode() == ErrorCode.TRANSIENT || e.errorCode() == ErrorCode.CONFIG) {
+                throw e;
+            }
+            Object[] row = event.after() != null ? event.after() : event.before();
+            TableSchema schema = event.schema();
+            RowKey key = schema.hasKey() && row != null ? schema.keyOf(row) : RowKey.NONE;
+            rejected.add(new RejectedRow(event.table(), event.table(), schema, new RowChange(key, row, event.position(), false, false), java.util.Optional.empty(), e.getMessage()));
+        }
         bytes += buffer.bytes() - before;
         pendingPositions.put(event.position().partition(), event.position());
         if (events++ == 0) {
@@ -108,7 +133,7 @@ public final class BufferedSink
                 tables.add(buffer.toBatch());
             }
         }
-        Batch batch = new Batch(tables, pendingPositions, events);
+        Batch batch = new Batch(tables, pendingPositions, events, rejected);
         long start = nanoClock.getAsLong();
         try {
             applier.apply(batch);
@@ -120,6 +145,7 @@ public final class BufferedSink
         long elapsed = nanoClock.getAsLong() - start;
         committedPositions.putAll(pendingPositions);
         pendingPositions.clear();
+        rejected.clear();
         buffers.clear();
         events = 0;
         bytes = 0;

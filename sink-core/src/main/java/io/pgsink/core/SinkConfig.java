@@ -48,6 +48,8 @@ public final class SinkConfig
     public static final String COPY_NUL_CHARACTER = "copy.nul.character";
     public static final String OFFSETS_SCHEMA = "offsets.schema";
     public static final String OFFSETS_TABLE = "offsets.table";
+    public static final String ERRORS_TOLERANCE = "errors.tolerance";
+    public static final String ERRORS_DEAD_LETTER_TABLE = "errors.deadletter.table";
 
     public static final List<ConfigKey> KEYS = List.of(
             ConfigKey.optional(SINK_NAME, STRING, "pgsink", "Name of this sink. Source positions are stored under it in the offsets table, so two sinks writing into the same target need different names."),
@@ -66,7 +68,9 @@ public final class SinkConfig
             ConfigKey.optional(COPY_NULL, STRING, "", "COPY CSV NULL string; the default is an unquoted empty field."),
             ConfigKey.choice(COPY_NUL_CHARACTER, "fail", List.of("fail", "strip"), "A NUL character (U+0000) cannot be stored in PostgreSQL text: fail names table, key and column; strip removes it."),
             ConfigKey.optional(OFFSETS_SCHEMA, STRING, "public", "Schema of the offsets table in the target."),
-            ConfigKey.optional(OFFSETS_TABLE, STRING, "pgsink_offsets", "Name of the offsets table in the target; created when missing."));
+            ConfigKey.optional(OFFSETS_TABLE, STRING, "pgsink_offsets", "Name of the offsets table in the target; created when missing."),
+            ConfigKey.choice(ERRORS_TOLERANCE, "none", List.of("none", "all"), "What a row the target refuses (value too long, constraint violated, value that cannot be encoded) does: none stops the sink with an error naming table, key, column, position and reason, and applies nothing of the batch; all isolates the row, applies the rest of the batch and sends the row to the dead-letter table (Kafka Connect: the errant-record reporter)."),
+            ConfigKey.optional(ERRORS_DEAD_LETTER_TABLE, STRING, "pgsink_dead_letters", "Dead-letter table (in offsets.schema) for rows skipped under errors.tolerance=all; created when missing. Holds the rows' values, so grant access to it accordingly."));
 
     private static final Map<String, ConfigKey> KEYS_BY_NAME;
 
@@ -257,6 +261,17 @@ public final class SinkConfig
     public String offsetsTable()
     {
         return values.get(OFFSETS_TABLE);
+    }
+
+    /** Whether rows the target refuses are skipped (and sent to the dead-letter destination) rather than stopping the sink. */
+    public boolean toleratesRejectedRows()
+    {
+        return values.get(ERRORS_TOLERANCE).equals("all");
+    }
+
+    public String deadLetterTable()
+    {
+        return values.get(ERRORS_DEAD_LETTER_TABLE);
     }
 
     /** The effective configuration, secrets masked, for logging once at start. */

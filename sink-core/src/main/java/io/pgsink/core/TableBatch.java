@@ -28,6 +28,18 @@ public record TableBatch(TableId table, Optional<TableSchema> schema, boolean tr
         }
     }
 
+    /** The same table batch with only {@code kept} of its changes. */
+    public TableBatch withChanges(List<RowChange> kept)
+    {
+        int unavailable = 0;
+        for (RowChange change : kept) {
+            if (change.hasUnavailableValues()) {
+                unavailable++;
+            }
+        }
+        return new TableBatch(table, schema, truncate, kept, unavailable, events);
+    }
+
     public long upserts()
     {
         long count = 0;

@@ -24,6 +24,8 @@ class SinkConfigTest
         assertThat(config.offsetsTable()).isEqualTo("pgsink_offsets");
         assertThat(config.appendOnlyWithoutKey()).isFalse();
         assertThat(config.targetJdbcProperties()).isEmpty();
+        assertThat(config.toleratesRejectedRows()).isFalse();
+        assertThat(config.deadLetterTable()).isEqualTo("pgsink_dead_letters");
         assertThat(config.tableNameFormat().targetOf(TableId.of("a", "b"))).isEqualTo(TableId.of("a", "b"));
     }
 
@@ -49,6 +51,8 @@ class SinkConfigTest
         properties.put("offsets.schema", "meta");
         properties.put("offsets.table", "positions");
         properties.put("target.jdbc.sslmode", "verify-full");
+        properties.put("errors.tolerance", "all");
+        properties.put("errors.deadletter.table", "rejects");
         SinkConfig config = SinkConfig.parse(properties);
         assertThat(config.sinkName()).isEqualTo("orders-sink");
         assertThat(config.targetUrl()).isEqualTo("jdbc:postgresql://db/x");
@@ -62,6 +66,8 @@ class SinkConfigTest
         assertThat(config.offsetsSchema()).isEqualTo("meta");
         assertThat(config.offsetsTable()).isEqualTo("positions");
         assertThat(config.targetJdbcProperties()).containsExactly(Map.entry("sslmode", "verify-full"));
+        assertThat(config.toleratesRejectedRows()).isTrue();
+        assertThat(config.deadLetterTable()).isEqualTo("rejects");
         assertThat(config.describe()).containsEntry("target.password", "<masked>").containsEntry("sink.name", "'orders-sink'");
         assertThat(config.toString()).doesNotContain("s3cret");
     }

@@ -11,6 +11,8 @@ import io.pgsink.core.CopyFormat;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.RowChange;
 import io.pgsink.core.RowKey;
+import io.pgsink.core.RejectedRow;
+import io.pgsink.core.RejectedRowHandler;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
@@ -68,6 +70,13 @@ public final class MergeApplier
     private final TableNameFormat routing;
     private final boolean appendOnlyWithoutKey;
     private final String offsetsTable;
+    private final boolean tolerateRejectedRows;
+    @Nullable
+    private final RejectedRowHandler rejectedRowHandler;
+    private final DeadLetterTable deadLetters;
+    /** The source table whose apply failed last, for isolating the row at fault. */
+    @Nullable
+    private TableId failedTable;
 
     @Nullable
     private Connection connection;
@@ -81,7 +90,20 @@ public final class MergeApplier
 
     public MergeApplier(SinkConfig config, TargetConnector connector)
     {
+        this(config, connector, null);
+    }
+
+    /**
+     * @param rejectedRowHandler under {@code errors.tolerance=all}, receives the rows skipped in a
+     *         batch (before it commits); when null they go to the dead-letter table
+     *         ({@code errors.deadletter.table}) in the same transaction
+     */
+    public MergeApplier(SinkConfig config, TargetConnector connector, @Nullable RejectedRowHandler rejectedRowHandler)
+    {
         requireNonNull(config, "config is null");
+        this.tolerateRejectedRows = config.toleratesRejectedRows();
+        this.rejectedRowHandler = rejectedRowHandler;
+        this.deadLetters = new DeadLetterTable(config.sinkName(), SqlIdentifiers.quote(config.offsetsSchema()) + "." + SqlIdentifiers.quote(config.deadLetterTable()));
         this.sinkName = config.sinkName();
         this.connector = requireNonNull(connector, "connector is null");
         this.dialectSetting = config.targetDialect();
@@ -124,23 +146,136 @@ public final class MergeApplier
         }
     }
 
+    /**
+     * Applies the batch. Under {@code errors.tolerance=all}, a row the target refuses is taken out
+     * of the batch (found by the failure's COPY row, or by bisecting the failing table's changes
+     * in transactions that are rolled back) and the batch applied again without it; the skipped
+     * rows go to the dead-letter destination in the transaction that applies the rest.
+     */
     @Override
     public void apply(Batch batch)
     {
         long start = System.nanoTime();
+        List<RejectedRow> rejected = new ArrayList<>();
+        for (RejectedRow row : batch.rejected()) {
+            rejected.add(new RejectedRow(row.table(), route(row.table()), row.schema(), row.change(), row.column(), row.reason()));
+        }
+        int changes = 0;
+        for (TableBatch table : batch.tables()) {
+            changes += table.changes().size();
+        }
+        int maxRejected = Math.max(100, changes / 10);
+        Batch current = batch;
+        while (true) {
+            try {
+                applyRecovering(current, rejected);
+                break;
+            }
+            catch (RowRejectedException e) {
+                if (!tolerateRejectedRows) {
+                    throw e;
+                }
+                rejected.add(new RejectedRow(e.sourceTable(), e.targetTable(), schemaOf(current, e.sourceTable()), e.change(), e.column(), e.reason()));
+                current = without(current, e.sourceTable(), e.change());
+            }
+            catch (SinkException e) {
+                TableId table = failedTable;
+                if (!tolerateRejectedRows || e.errorCode() != ErrorCode.DATA || table == null) {
+                    throw e;
+                }
+                RowChange bad = isolate(current, table);
+                rejected.add(new RejectedRow(table, route(table), schemaOf(current, table), bad, java.util.Optional.empty(), SqlErrors.describe(e.getCause() instanceof SQLException sql ? sql : new SQLException(e.getMessage()))));
+                current = without(current, table, bad);
+            }
+            if (rejected.size() > maxRejected) {
+                throw new SinkException(ErrorCode.DATA, "Gave up applying a batch of " + batch.events() + " events after the target refused " + rejected.size()
+                        + " rows of it: the failure does not seem to be caused by single rows. First refused: " + rejected.get(0).describe());
+            }
+        }
+        for (RejectedRow row : rejected) {
+            log.warn("{} - skipped a row the target refused (errors.tolerance=all): {}", sinkName, row.describe());
+        }
+        if (log.isDebugEnabled()) {
+            log.debug("{} - applied {} events to {} tables in {} ms", sinkName, batch.events(), batch.tables().size(), (System.nanoTime() - start) / 1_000_000);
+        }
+    }
+
+    /** Applies the batch, falling back to deleting every key when a fresh key existed. */
+    private void applyRecovering(Batch batch, List<RejectedRow> rejected)
+    {
         try {
-            attemptKeepingStaging(batch, true);
+            attemptKeepingStaging(batch, true, rejected);
         }
         catch (FreshKeyConflict conflict) {
             // keys the buffer took for new were in the target already: the source replayed events
             // that were applied before. Apply the batch again, deleting every touched key first.
             log.info("{} - {} already holds key {} that the batch inserts (replayed events); applying the batch again with every key deleted first",
                     sinkName, conflict.table, conflict.key);
-            attemptKeepingStaging(batch, false);
+            attemptKeepingStaging(batch, false, rejected);
         }
-        if (log.isDebugEnabled()) {
-            log.debug("{} - applied {} events to {} tables in {} ms", sinkName, batch.events(), batch.tables().size(), (System.nanoTime() - start) / 1_000_000);
+    }
+
+    /**
+     * Finds a change of {@code table} the target refuses: the shortest failing prefix of its
+     * changes ends with one. Each probe applies the batch and rolls it back.
+     */
+    private RowChange isolate(Batch batch, TableId table)
+    {
+        TableBatch tableBatch = tableOf(batch, table);
+        List<RowChange> changes = tableBatch.changes();
+        int passing = 0;
+        int failing = changes.size();
+        while (failing - passing > 1) {
+            int middle = (passing + failing) >>> 1;
+            if (fails(batch.withTable(tableBatch.withChanges(changes.subList(0, middle))))) {
+                failing = middle;
+            }
+            else {
+                passing = middle;
+            }
         }
+        return changes.get(failing - 1);
+    }
+
+    private boolean fails(Batch batch)
+    {
+        try {
+            attempt(batch, false, List.of(), false);
+            return false;
+        }
+        catch (SinkException e) {
+            if (e.isTransient()) {
+                throw e;
+            }
+            return true;
+        }
+    }
+
+    private static TableBatch tableOf(Batch batch, TableId table)
+    {
+        for (TableBatch each : batch.tables()) {
+            if (each.table().equals(table)) {
+                return each;
+            }
+        }
+        throw new IllegalStateException("No changes of " + table + " in the batch");
+    }
+
+    private static io.pgsink.core.TableSchema schemaOf(Batch batch, TableId table)
+    {
+        return tableOf(batch, table).schema().orElseThrow();
+    }
+
+    private static Batch without(Batch batch, TableId table, RowChange change)
+    {
+        TableBatch tableBatch = tableOf(batch, table);
+        List<RowChange> kept = new ArrayList<>(tableBatch.changes().size());
+        for (RowChange each : tableBatch.changes()) {
+            if (each != change) {
+                kept.add(each);
+            }
+        }
+        return batch.withTable(tableBatch.withChanges(kept));
     }
 
     /**
@@ -148,31 +283,51 @@ public final class MergeApplier
      * tables when it resets the segments' gang; {@code DISCARD TEMP} does it on PostgreSQL), they
      * are created again and the batch applied once more.
      */
-    private void attemptKeepingStaging(Batch batch, boolean trustFreshKeys)
+    private void attemptKeepingStaging(Batch batch, boolean trustFreshKeys, List<RejectedRow> rejected)
     {
         try {
-            attempt(batch, trustFreshKeys);
+            attempt(batch, trustFreshKeys, rejected, true);
         }
         catch (StagingLost lost) {
             log.info("{} - the session lost its staging tables ({}); creating them again", sinkName, lost.getMessage());
             staged.clear();
-            attempt(batch, trustFreshKeys);
+            attempt(batch, trustFreshKeys, rejected, true);
         }
     }
 
-    private void attempt(Batch batch, boolean trustFreshKeys)
+    /**
+     * One transaction: every table, the positions, the rejected rows; then commit, or roll back
+     * when {@code commit} is false (a probe while isolating a refused row).
+     */
+    private void attempt(Batch batch, boolean trustFreshKeys, List<RejectedRow> rejected, boolean commit)
     {
         TableBatch current = null;
+        failedTable = null;
         try {
             Connection connection = connection();
             prepare(connection, batch);
             for (TableBatch table : batch.tables()) {
                 current = table;
+                failedTable = table.table();
                 applyTable(connection, table, trustFreshKeys);
             }
             current = null;
+            failedTable = null;
             storePositions(connection, batch.positions());
-            connection.commit();
+            if (!rejected.isEmpty()) {
+                if (rejectedRowHandler != null) {
+                    rejectedRowHandler.rejected(rejected);
+                }
+                else {
+                    deadLetters.write(connection, dialect, rejected);
+                }
+            }
+            if (commit) {
+                connection.commit();
+            }
+            else {
+                connection.rollback();
+            }
         }
         catch (SQLException e) {
             if (SqlErrors.UNDEFINED_TABLE.equals(e.getSQLState()) && e.getMessage() != null && e.getMessage().contains(STAGING_PREFIX)) {
@@ -363,9 +518,11 @@ public final class MergeApplier
             if (freshKeysTrusted && SqlErrors.UNIQUE_VIOLATION.equals(e.getSQLState())) {
                 throw new FreshKeyConflict(plan.target.id(), change.key());
             }
-            String column = SqlErrors.copyColumn(e);
-            throw new SinkException(SqlErrors.classify(e), "Target rejected a row of " + plan.target.id() + " key " + change.key()
-                    + (column == null ? "" : " column " + column) + " (from " + batch.table() + " at " + change.position() + "): " + SqlErrors.describe(e), e);
+            ErrorCode code = SqlErrors.classify(e);
+            if (code != ErrorCode.DATA) {
+                throw e;
+            }
+            throw new RowRejectedException(code, batch.table(), plan.target.id(), change, SqlErrors.copyColumn(e), SqlErrors.describe(e), e);
         }
     }
 
@@ -449,8 +606,7 @@ public final class MergeApplier
         writer.discardRow();
         String columnName = column >= 0 && column < plan.columns.size() ? plan.columns.get(column).name() : "?";
         String type = column >= 0 && column < plan.columns.size() ? plan.columns.get(column).declaredType() : "?";
-        return new SinkException(ErrorCode.DATA, "Cannot write a row of " + plan.target.id() + " key " + change.key() + " column " + columnName + " (" + type + ") from "
-                + plan.source.table() + " at " + change.position() + ": " + e.getMessage(), e);
+        return new RowRejectedException(ErrorCode.DATA, plan.source.table(), plan.target.id(), change, columnName + " (" + type + ")", e.getMessage(), e);
     }
 
     private String mask(Object[] row)
