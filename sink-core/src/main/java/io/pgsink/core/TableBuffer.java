@@ -234,7 +234,7 @@ final class TableBuffer
             this.position = position;
             this.unavailable = unavailable;
             this.fresh = fresh;
-            this.bytes = ValueSizes.ENTRY_OVERHEAD + (row == null ? 0 : ValueSizes.row(row));
+            this.bytes = ValueSizes.ENTRY_OVERHEAD + ValueSizes.position(position) + (row == null ? 0 : ValueSizes.row(row));
         }
     }
 }

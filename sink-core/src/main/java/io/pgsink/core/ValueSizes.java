@@ -12,12 +12,22 @@ public final class ValueSizes
 {
     private static final long ARRAY_HEADER = 16;
     private static final long REFERENCE = 4;
-    private static final long STRING = 24 + ARRAY_HEADER;
+    /** String object plus its byte array's header and alignment slack. */
+    private static final long STRING = 24 + ARRAY_HEADER + 8;
     private static final long BOXED = 16;
-    /** A buffer entry: the map node, the key object and its array, the entry object. */
-    static final long ENTRY_OVERHEAD = 32 + 24 + ARRAY_HEADER + 32;
+    /**
+     * A buffer entry: the linked map node (40), the key object (24) and its array (24), the entry
+     * object (32) and its share of the map's table (8).
+     */
+    static final long ENTRY_OVERHEAD = 40 + 24 + 24 + 32 + 8;
 
     private ValueSizes() {}
+
+    /** A position held per buffered key: the record and its offset string (the partition string is shared). */
+    public static long position(SourcePosition position)
+    {
+        return 24 + STRING + position.offset().length();
+    }
 
     public static long row(Object[] values)
     {
@@ -50,10 +60,24 @@ public final class ValueSizes
             }
             return size;
         }
-        if (value instanceof Number && !(value instanceof java.math.BigDecimal) && !(value instanceof java.math.BigInteger)) {
-            return BOXED;
+        if (value instanceof java.math.BigDecimal decimal) {
+            // small values keep a compact long; large ones a BigInteger with an int array
+            return 40 + (decimal.precision() > 18 ? 40 + ARRAY_HEADER + decimal.unscaledValue().bitLength() / 8 : 0);
         }
-        // BigDecimal, java.time values, UUID and the like
-        return 48;
+        if (value instanceof java.math.BigInteger integer) {
+            return 40 + ARRAY_HEADER + integer.bitLength() / 8;
+        }
+        if (value instanceof Number) {
+            return BOXED + 8;
+        }
+        if (value instanceof java.time.LocalDateTime) {
+            // the date-time and its LocalDate and LocalTime
+            return 72;
+        }
+        if (value instanceof java.time.OffsetDateTime || value instanceof java.time.ZonedDateTime) {
+            return 72 + 24;
+        }
+        // LocalDate, LocalTime, Instant, UUID, OffsetTime and the like
+        return 40;
     }
 }
