@@ -48,6 +48,7 @@ public final class SinkConfig
     public static final String COPY_NUL_CHARACTER = "copy.nul.character";
     public static final String OFFSETS_SCHEMA = "offsets.schema";
     public static final String OFFSETS_TABLE = "offsets.table";
+    public static final String SCHEMA_EVOLUTION = "schema.evolution";
     public static final String ERRORS_TOLERANCE = "errors.tolerance";
     public static final String ERRORS_DEAD_LETTER_TABLE = "errors.deadletter.table";
 
@@ -58,6 +59,7 @@ public final class SinkConfig
             ConfigKey.optional(TARGET_PASSWORD, PASSWORD, "", "Target password. Never logged."),
             ConfigKey.choice(TARGET_DIALECT, "auto", List.of("auto", "postgresql", "greenplum"), "Target database kind; auto detects it from version()."),
             ConfigKey.optional(TARGET_TABLE_NAME_FORMAT, STRING, "${schema}.${table}", "Target table for a source table: ${schema} and ${table} are replaced by the source schema and table name; the first '.' outside a placeholder separates the target schema from the table name (without one, the target schema is the source schema)."),
+            ConfigKey.choice(SCHEMA_EVOLUTION, "none", List.of("none", "add-columns"), "none: target tables must exist with every source column. add-columns: a missing target table is created (primary key from the source key; Greenplum DISTRIBUTED BY it) and new source columns are added while streaming; dropped source columns stay in the target (NULL in new rows). Needs source column types from the adapter."),
             ConfigKey.choice(TABLES_WITHOUT_KEY, "fail", List.of("fail", "append-only"), "What to do with a table that has no primary key: fail with an error, or append-only (inserts are copied straight into the target; updates and deletes fail)."),
             ConfigKey.optional(FLUSH_MAX_EVENTS, LONG, "10000", "Flush when this many events are buffered."),
             ConfigKey.optional(BUFFER_MAX_BYTES, LONG, "67108864", "Flush when the buffered rows take about this many bytes of heap. Bounds memory: the source waits while the flush runs."),
@@ -236,6 +238,12 @@ public final class SinkConfig
     public TableNameFormat tableNameFormat()
     {
         return tableNameFormat;
+    }
+
+    /** {@code schema.evolution=add-columns}. */
+    public boolean evolvesSchema()
+    {
+        return values.get(SCHEMA_EVOLUTION).equals("add-columns");
     }
 
     public boolean appendOnlyWithoutKey()

@@ -69,6 +69,9 @@ public final class MergeApplier
     private final CopyFormat format;
     private final TableNameFormat routing;
     private final boolean appendOnlyWithoutKey;
+    private final boolean evolveSchema;
+    /** Whether DDL ran in the current transaction, which must then commit before the data transaction. */
+    private boolean ddlExecuted;
     private final String offsetsTable;
     private final boolean tolerateRejectedRows;
     @Nullable
@@ -110,6 +113,7 @@ public final class MergeApplier
         this.format = config.copyFormat();
         this.routing = config.tableNameFormat();
         this.appendOnlyWithoutKey = config.appendOnlyWithoutKey();
+        this.evolveSchema = config.evolvesSchema();
         this.offsetsTable = SqlIdentifiers.quote(config.offsetsSchema()) + "." + SqlIdentifiers.quote(config.offsetsTable());
     }
 
@@ -346,6 +350,7 @@ public final class MergeApplier
     private void prepare(Connection connection, Batch batch)
             throws SQLException
     {
+        ddlExecuted = false;
         boolean created = false;
         for (TableBatch table : batch.tables()) {
             if (table.schema().isEmpty() || table.changes().isEmpty()) {
@@ -364,7 +369,7 @@ public final class MergeApplier
                 staged.put(plan.target.id(), plan);
             }
         }
-        if (created) {
+        if (created || ddlExecuted) {
             connection.commit();
         }
     }
@@ -372,20 +377,56 @@ public final class MergeApplier
     private TablePlan plan(Connection connection, TableSchema schema)
             throws SQLException
     {
-        TablePlan plan = plans.get(schema.table());
-        if (plan != null && (plan.source == schema || plan.source.equals(schema))) {
-            return plan;
+        TablePlan previous = plans.get(schema.table());
+        if (previous != null && (previous.source == schema || previous.source.equals(schema))) {
+            return previous;
         }
         TableId targetId = route(schema.table());
         TargetTable target = targets.get(targetId);
-        if (target == null || plan != null) {
+        if (target == null || previous != null) {
             // a new source schema version: the target may have changed too
-            target = TargetCatalog.require(connection, targetId, dialect.isGreenplum());
-            targets.put(targetId, target);
+            target = readTarget(connection, targetId, schema);
         }
-        plan = TablePlan.create(schema, target, dialect, format, appendOnlyWithoutKey, stagingName(targetId));
+        if (previous != null) {
+            SchemaEvolution.checkTypeChanges(previous.source, schema, target);
+        }
+        if (evolveSchema) {
+            List<String> additions = SchemaEvolution.addColumns(schema, target);
+            if (!additions.isEmpty()) {
+                executeDdl(connection, additions);
+                log.info("{} - added column(s) to {} for the new schema of {}", sinkName, targetId, schema.table());
+                target = readTarget(connection, targetId, schema);
+            }
+        }
+        TablePlan plan = TablePlan.create(schema, target, dialect, format, appendOnlyWithoutKey, stagingName(targetId));
         plans.put(schema.table(), plan);
         return plan;
+    }
+
+    private TargetTable readTarget(Connection connection, TableId targetId, TableSchema schema)
+            throws SQLException
+    {
+        java.util.Optional<TargetTable> found = TargetCatalog.read(connection, targetId, dialect.isGreenplum());
+        if (found.isEmpty() && evolveSchema) {
+            executeDdl(connection, SchemaEvolution.createTable(targetId, schema, dialect));
+            log.info("{} - created target table {} for {}", sinkName, targetId, schema.table());
+            found = TargetCatalog.read(connection, targetId, dialect.isGreenplum());
+        }
+        TargetTable target = found.orElseThrow(() -> new SinkException(ErrorCode.SCHEMA_MISMATCH, "Target table " + targetId + " does not exist (or the target user cannot see it)."
+                + " Create it with the columns and primary key of " + schema.table() + ", or set schema.evolution=add-columns to have pgsink create it."));
+        targets.put(targetId, target);
+        return target;
+    }
+
+    private void executeDdl(Connection connection, List<String> statements)
+            throws SQLException
+    {
+        try (Statement statement = connection.createStatement()) {
+            for (String sql : statements) {
+                statement.execute(sql);
+            }
+        }
+        ddlExecuted = true;
     }
 
     private String stagingName(TableId target)

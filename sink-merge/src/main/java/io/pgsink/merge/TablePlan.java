@@ -94,7 +94,7 @@ final class TablePlan
         }
         if (!missing.isEmpty()) {
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to " + target.id() + ": target has no column(s) " + missing
-                    + " (target columns: " + target.columnNames() + "). Add them to the target table.");
+                    + " (target columns: " + target.columnNames() + "). Add them to the target table, or set schema.evolution=add-columns.");
         }
         if (!source.hasKey()) {
             if (!appendOnlyWithoutKey) {

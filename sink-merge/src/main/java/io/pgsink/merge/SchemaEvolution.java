@@ -1,0 +1,122 @@
+package io.pgsink.merge;
+
+import io.pgsink.core.ColumnSchema;
+import io.pgsink.core.ErrorCode;
+import io.pgsink.core.SinkException;
+import io.pgsink.core.TableId;
+import io.pgsink.core.TableSchema;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.StringJoiner;
+
+import static io.pgsink.copy.SqlIdentifiers.quote;
+
+/**
+ * {@code schema.evolution=add-columns}: the DDL that creates a missing target table from the source
+ * schema (primary key from the source key; on Greenplum {@code DISTRIBUTED BY} the key) and adds
+ * new source columns to it. Source types come from the adapter ({@link ColumnSchema#typeName()});
+ * a column without one cannot be created. Dropped source columns are left in place; a column
+ * whose source type changes to one the target column does not have stops the sink.
+ */
+final class SchemaEvolution
+{
+    private SchemaEvolution() {}
+
+    static List<String> createTable(TableId target, TableSchema source, Dialect dialect)
+    {
+        List<String> untyped = new ArrayList<>();
+        StringJoiner definitions = new StringJoiner(", ");
+        for (ColumnSchema column : source.columns()) {
+            if (column.typeName().isEmpty()) {
+                untyped.add(column.name());
+                continue;
+            }
+            definitions.add(quote(column.name()) + " " + column.typeName() + (source.keyColumns().contains(column.name()) ? " NOT NULL" : ""));
+        }
+        if (!untyped.isEmpty()) {
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot create target table " + target + " for " + source.table() + ": the source did not send the type of column(s) " + untyped
+                    + " (with Debezium, set column.propagate.source.type=.* on the source connector), so create the table yourself.");
+        }
+        StringJoiner key = new StringJoiner(", ");
+        for (String column : source.keyColumns()) {
+            key.add(quote(column));
+        }
+        if (source.hasKey()) {
+            definitions.add("PRIMARY KEY (" + key + ")");
+        }
+        String distribution = "";
+        if (dialect.isGreenplum()) {
+            distribution = source.hasKey() ? " DISTRIBUTED BY (" + key + ")" : " DISTRIBUTED RANDOMLY";
+        }
+        return List.of(
+                "CREATE SCHEMA IF NOT EXISTS " + quote(target.schema()),
+                "CREATE TABLE IF NOT EXISTS " + Statements.qualified(target) + " (" + definitions + ")" + distribution);
+    }
+
+    static List<String> addColumns(TableSchema source, TargetTable target)
+    {
+        List<String> statements = new ArrayList<>();
+        List<String> untyped = new ArrayList<>();
+        for (ColumnSchema column : source.columns()) {
+            if (target.column(column.name()).isPresent()) {
+                continue;
+            }
+            if (column.typeName().isEmpty()) {
+                untyped.add(column.name());
+                continue;
+            }
+            // no IF NOT EXISTS: Greenplum 6 (PostgreSQL 9.4) lacks it for columns
+            statements.add("ALTER TABLE " + Statements.qualified(target.id()) + " ADD COLUMN " + quote(column.name()) + " " + column.typeName());
+        }
+        if (!untyped.isEmpty()) {
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot add column(s) " + untyped + " of " + source.table() + " to " + target.id()
+                    + ": the source did not send their types (with Debezium, set column.propagate.source.type=.*); add them to the target yourself.");
+        }
+        return statements;
+    }
+
+    /**
+     * Fails when a column's source type changed between two versions of the source schema to a
+     * type the target column does not have. Types unknown on either side are not compared.
+     */
+    static void checkTypeChanges(TableSchema previous, TableSchema current, TargetTable target)
+    {
+        List<String> problems = new ArrayList<>();
+        for (ColumnSchema column : current.columns()) {
+            int index = previous.columnIndex(column.name()).orElse(-1);
+            if (index < 0) {
+                continue;
+            }
+            String before = previous.columns().get(index).typeName();
+            String after = column.typeName();
+            if (before.isEmpty() || after.isEmpty() || before.equalsIgnoreCase(after)) {
+                continue;
+            }
+            TargetColumn targetColumn = target.column(column.name()).orElse(null);
+            if (targetColumn != null && !baseType(after).equals(targetColumn.encodingType())) {
+                problems.add(column.name() + " changed from " + before + " to " + after + " but is " + targetColumn.declaredType() + " in the target");
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Incompatible type change in " + current.table() + ": " + String.join("; ", problems)
+                    + ". Change the target column type (ALTER TABLE " + target.id() + " ALTER COLUMN ... TYPE ...) and restart the sink.");
+        }
+    }
+
+    /** {@code varchar(20)} → {@code varchar}, {@code int4[]} → {@code _int4}: the {@code pg_type.typname} of a declaration. */
+    static String baseType(String declaration)
+    {
+        String type = declaration.toLowerCase(Locale.ROOT).trim();
+        boolean array = type.endsWith("[]");
+        if (array) {
+            type = type.substring(0, type.length() - 2);
+        }
+        int parenthesis = type.indexOf('(');
+        if (parenthesis >= 0) {
+            type = type.substring(0, parenthesis);
+        }
+        return array ? "_" + type : type;
+    }
+}
