@@ -1,0 +1,378 @@
+package io.pgsink.connector.standalone;
+
+import io.pgsink.core.SinkConfig;
+import io.pgsink.core.TableId;
+import io.pgsink.merge.TargetConnector;
+import org.intellij.lang.annotations.Language;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * What {@code pgsink check} verifies before streaming: both databases answer; the source has
+ * {@code wal_level=logical}, a user allowed to replicate, a usable replication slot and publication
+ * (existing, or creatable), and captured tables with primary keys the user may read; the target has
+ * the offsets table (or may create it) and, for every captured table, the routed target table with
+ * the source's columns, a primary key and the privileges the flush needs, or, with
+ * {@code schema.evolution=add-columns}, a table or columns the sink will create.
+ */
+final class Checker
+{
+    enum Status
+    {
+        OK,
+        WARN,
+        FAIL,
+    }
+
+    record Result(Status status, String subject, String message)
+    {
+        Result
+        {
+            requireNonNull(status, "status is null");
+            requireNonNull(subject, "subject is null");
+            requireNonNull(message, "message is null");
+        }
+
+        @Override
+        public String toString()
+        {
+            String tag = switch (status) {
+                case OK -> "[ OK ]";
+                case WARN -> "[WARN]";
+                case FAIL -> "[FAIL]";
+            };
+            return tag + " " + subject + ": " + message;
+        }
+    }
+
+    @Language("SQL")
+    private static final String CAPTURED_TABLES = """
+            SELECT n.nspname, c.relname, c.oid, c.relreplident,
+                   EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND i.indisprimary),
+                   has_table_privilege(c.oid, 'SELECT')
+            FROM pg_catalog.pg_class c
+            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
+              AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
+            ORDER BY n.nspname, c.relname""";
+
+    @Language("SQL")
+    private static final String COLUMNS = """
+            SELECT a.attname
+            FROM pg_catalog.pg_attribute a
+            WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped
+            ORDER BY a.attnum""";
+
+    @Language("SQL")
+    private static final String TARGET_TABLE = """
+            SELECT c.oid,
+                   EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND i.indisprimary),
+                   has_table_privilege(c.oid, 'INSERT'), has_table_privilege(c.oid, 'DELETE'),
+                   has_table_privilege(c.oid, 'SELECT'), has_table_privilege(c.oid, 'TRUNCATE')
+            FROM pg_catalog.pg_class c
+            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p')""";
+
+    private final StandaloneConfig config;
+    private final SourceDatabase source;
+    private final List<Result> results = new ArrayList<>();
+
+    Checker(StandaloneConfig config)
+    {
+        this.config = requireNonNull(config, "config is null");
+        this.source = new SourceDatabase(config.debezium());
+    }
+
+    List<Result> run()
+    {
+        results.clear();
+        Map<TableId, List<String>> captured = checkSource();
+        checkTarget(captured);
+        return List.copyOf(results);
+    }
+
+    private Map<TableId, List<String>> checkSource()
+    {
+        Map<TableId, List<String>> captured = new LinkedHashMap<>();
+        String subject = "source " + source.host() + ":" + source.port() + "/" + source.database();
+        try (Connection connection = source.connect()) {
+            boolean superuser = checkServer(connection, subject);
+            checkPublication(connection, subject, superuser);
+            captured.putAll(checkCapturedTables(connection, subject));
+        }
+        catch (SQLException e) {
+            add(Status.FAIL, subject, "cannot connect or query as " + source.user() + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")");
+        }
+        return captured;
+    }
+
+    /** Version, wal_level, the user's right to replicate and the slot; returns whether the user is a superuser. */
+    private boolean checkServer(Connection connection, String subject)
+            throws SQLException
+    {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("""
+                        SELECT current_user, current_setting('server_version'), current_setting('server_version_num')::int, current_setting('wal_level'),
+                               r.rolsuper,
+                               r.rolsuper OR r.rolreplication OR EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members m JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
+                                                                       WHERE m.member = r.oid AND g.rolname = 'rds_replication'),
+                               current_setting('max_replication_slots')::int, (SELECT count(*) FROM pg_catalog.pg_replication_slots)
+                        FROM pg_catalog.pg_roles r WHERE r.rolname = current_user""")) {
+            rows.next();
+            String user = rows.getString(1);
+            add(Status.OK, subject, "connected as " + user + " to PostgreSQL " + rows.getString(2));
+            if (rows.getInt(3) < 100000) {
+                add(Status.FAIL, subject, "PostgreSQL " + rows.getString(2) + " has no pgoutput plugin; logical replication with pgoutput needs PostgreSQL 10 or later");
+            }
+            String walLevel = rows.getString(4);
+            if (walLevel.equals("logical")) {
+                add(Status.OK, subject, "wal_level is logical");
+            }
+            else {
+                add(Status.FAIL, subject, "wal_level is " + walLevel + "; logical decoding needs wal_level=logical (ALTER SYSTEM SET wal_level = logical, then restart the server)");
+            }
+            boolean superuser = rows.getBoolean(5);
+            if (rows.getBoolean(6)) {
+                add(Status.OK, subject, "user " + user + " may replicate" + (superuser ? " (superuser)" : ""));
+            }
+            else {
+                add(Status.FAIL, subject, "user " + user + " lacks the REPLICATION attribute (ALTER ROLE " + user + " REPLICATION)");
+            }
+            checkSlot(connection, subject, rows.getInt(7), rows.getInt(8));
+            return superuser;
+        }
+    }
+
+    private void checkSlot(Connection connection, String subject, int maxSlots, int usedSlots)
+            throws SQLException
+    {
+        String slot = source.slotName();
+        try (PreparedStatement statement = connection.prepareStatement("SELECT plugin, database, active, confirmed_flush_lsn FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
+            statement.setString(1, slot);
+            try (ResultSet rows = statement.executeQuery()) {
+                if (rows.next()) {
+                    String plugin = rows.getString(1);
+                    String database = rows.getString(2);
+                    if (!"pgoutput".equals(plugin)) {
+                        add(Status.FAIL, subject, "replication slot " + slot + " exists but uses plugin " + plugin + ", not pgoutput (drop it, or set source.slot.name)");
+                    }
+                    else if (!source.database().equals(database)) {
+                        add(Status.FAIL, subject, "replication slot " + slot + " belongs to database " + database + ", not " + source.database() + " (set source.slot.name)");
+                    }
+                    else {
+                        add(Status.OK, subject, "replication slot " + slot + " exists (" + (rows.getBoolean(3) ? "in use" : "idle") + ", confirmed up to " + rows.getString(4) + ")");
+                    }
+                    return;
+                }
+            }
+        }
+        if (usedSlots >= maxSlots) {
+            add(Status.FAIL, subject, "replication slot " + slot + " does not exist and all " + maxSlots + " slots are taken (raise max_replication_slots or drop an unused slot)");
+        }
+        else {
+            add(Status.OK, subject, "replication slot " + slot + " will be created (" + usedSlots + " of " + maxSlots + " slots in use)");
+        }
+    }
+
+    private void checkPublication(Connection connection, String subject, boolean superuser)
+            throws SQLException
+    {
+        String publication = source.publicationName();
+        try (PreparedStatement statement = connection.prepareStatement("SELECT puballtables, pubtruncate FROM pg_catalog.pg_publication WHERE pubname = ?")) {
+            statement.setString(1, publication);
+            try (ResultSet rows = statement.executeQuery()) {
+                if (rows.next()) {
+                    add(Status.OK, subject, "publication " + publication + " exists" + (rows.getBoolean(1) ? " (all tables)" : ""));
+                    if (!rows.getBoolean(2)) {
+                        add(Status.WARN, subject, "publication " + publication + " does not publish truncates (ALTER PUBLICATION " + publication + " SET (publish = 'insert, update, delete, truncate'))");
+                    }
+                    return;
+                }
+            }
+        }
+        String mode = source.publicationMode();
+        switch (mode) {
+            case "disabled" -> add(Status.FAIL, subject, "publication " + publication + " does not exist and source.publication.autocreate.mode=disabled");
+            case "all_tables" -> add(superuser ? Status.OK : Status.FAIL, subject, "publication " + publication + " will be created FOR ALL TABLES"
+                    + (superuser ? "" : ", which needs a superuser: create it yourself or set source.publication.autocreate.mode=filtered"));
+            default -> add(Status.OK, subject, "publication " + publication + " will be created for the captured tables (" + mode + ")");
+        }
+    }
+
+    private Map<TableId, List<String>> checkCapturedTables(Connection connection, String subject)
+            throws SQLException
+    {
+        Map<TableId, List<String>> captured = new LinkedHashMap<>();
+        boolean appendOnly = config.sink().appendOnlyWithoutKey();
+        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(CAPTURED_TABLES)) {
+            while (rows.next()) {
+                String schema = rows.getString(1);
+                String table = rows.getString(2);
+                if (!source.captures(schema, table)) {
+                    continue;
+                }
+                TableId id = TableId.of(schema, table);
+                captured.put(id, columns(connection, rows.getLong(3)));
+                String replicaIdentity = rows.getString(4);
+                boolean primaryKey = rows.getBoolean(5);
+                if (!rows.getBoolean(6)) {
+                    add(Status.FAIL, subject, "table " + id + ": user " + source.user() + " may not SELECT from it (the snapshot reads it)");
+                }
+                if (!primaryKey) {
+                    add(appendOnly ? Status.WARN : Status.FAIL, subject, "table " + id + " has no primary key" + (appendOnly
+                            ? ": applied append-only (tables.without.key=append-only), so its updates and deletes will fail"
+                            : ": add one, or set tables.without.key=append-only for insert-only tables"));
+                }
+                else if (replicaIdentity.equals("n")) {
+                    add(Status.FAIL, subject, "table " + id + " has REPLICA IDENTITY NOTHING: its updates and deletes carry no key (ALTER TABLE " + id + " REPLICA IDENTITY DEFAULT)");
+                }
+                else {
+                    add(Status.OK, subject, "table " + id + " has a primary key" + (replicaIdentity.equals("f") ? " and REPLICA IDENTITY FULL" : ""));
+                }
+            }
+        }
+        if (captured.isEmpty()) {
+            add(Status.WARN, subject, "no table matches the include and exclude lists: nothing would be captured");
+        }
+        return captured;
+    }
+
+    private static List<String> columns(Connection connection, long oid)
+            throws SQLException
+    {
+        List<String> columns = new ArrayList<>();
+        try (PreparedStatement statement = connection.prepareStatement(COLUMNS)) {
+            statement.setLong(1, oid);
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    columns.add(rows.getString(1));
+                }
+            }
+        }
+        return columns;
+    }
+
+    private void checkTarget(Map<TableId, List<String>> captured)
+    {
+        SinkConfig sink = config.sink();
+        String subject = "target " + sink.targetUrl();
+        try (Connection connection = TargetConnector.fromConfig(sink).connect()) {
+            try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery("SELECT current_user, version()")) {
+                rows.next();
+                add(Status.OK, subject, "connected as " + rows.getString(1) + " to " + rows.getString(2));
+            }
+            checkOffsetsTable(connection, subject);
+            for (Map.Entry<TableId, List<String>> entry : captured.entrySet()) {
+                checkTargetTable(connection, subject, entry.getKey(), entry.getValue());
+            }
+        }
+        catch (SQLException e) {
+            add(Status.FAIL, subject, "cannot connect or query: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")");
+        }
+    }
+
+    private void checkOffsetsTable(Connection connection, String subject)
+            throws SQLException
+    {
+        SinkConfig sink = config.sink();
+        String offsets = TableId.of(sink.offsetsSchema(), sink.offsetsTable()).toString();
+        try (PreparedStatement statement = connection.prepareStatement(
+                "SELECT c.oid, has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE') FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ?")) {
+            statement.setString(1, sink.offsetsSchema());
+            statement.setString(2, sink.offsetsTable());
+            try (ResultSet rows = statement.executeQuery()) {
+                if (rows.next()) {
+                    if (!rows.getBoolean(2)) {
+                        add(Status.FAIL, subject, "offsets table " + offsets + " exists but the user may not SELECT, INSERT and UPDATE it");
+                        return;
+                    }
+                    try (PreparedStatement positions = connection.prepareStatement("SELECT count(*) FROM " + offsets + " WHERE sink_name = ?")) {
+                        positions.setString(1, sink.sinkName());
+                        try (ResultSet count = positions.executeQuery()) {
+                            count.next();
+                            long stored = count.getLong(1);
+                            add(Status.OK, subject, "offsets table " + offsets + " exists" + (stored == 0
+                                    ? "; nothing stored for sink " + sink.sinkName() + " yet, so the source starts with its snapshot"
+                                    : " with " + stored + " stored position(s) of sink " + sink.sinkName() + ": streaming resumes there"));
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+        try (PreparedStatement statement = connection.prepareStatement("SELECT has_schema_privilege(?, 'CREATE')")) {
+            statement.setString(1, sink.offsetsSchema());
+            try (ResultSet rows = statement.executeQuery()) {
+                rows.next();
+                add(rows.getBoolean(1) ? Status.OK : Status.FAIL, subject, "offsets table " + offsets + (rows.getBoolean(1) ? " will be created" : " is missing and the user may not create it in schema " + sink.offsetsSchema()));
+            }
+        }
+        catch (SQLException e) {
+            add(Status.FAIL, subject, "offsets table " + offsets + " is missing and its schema " + sink.offsetsSchema() + " does not exist");
+        }
+    }
+
+    private void checkTargetTable(Connection connection, String subject, TableId sourceTable, List<String> sourceColumns)
+            throws SQLException
+    {
+        TableId target = config.sink().tableNameFormat().targetOf(sourceTable);
+        String name = "table " + target + (target.equals(sourceTable) ? "" : " (for " + sourceTable + ")");
+        try (PreparedStatement statement = connection.prepareStatement(TARGET_TABLE)) {
+            statement.setString(1, target.schema());
+            statement.setString(2, target.table());
+            try (ResultSet rows = statement.executeQuery()) {
+                boolean evolves = config.sink().evolvesSchema();
+                if (!rows.next()) {
+                    if (evolves) {
+                        add(Status.OK, subject, name + " does not exist yet and will be created from the source table (schema.evolution=add-columns)");
+                    }
+                    else {
+                        add(Status.FAIL, subject, name + " does not exist: create it with the source table's columns and primary key, or set schema.evolution=add-columns");
+                    }
+                    return;
+                }
+                Set<String> missing = new LinkedHashSet<>(sourceColumns);
+                missing.removeAll(columns(connection, rows.getLong(1)));
+                List<String> problems = new ArrayList<>();
+                if (!missing.isEmpty() && evolves) {
+                    add(Status.OK, subject, name + " lacks source column(s) " + missing + ", which will be added (schema.evolution=add-columns)");
+                }
+                else if (!missing.isEmpty()) {
+                    problems.add("lacks source column(s) " + missing + " (add them, or set schema.evolution=add-columns)");
+                }
+                if (!rows.getBoolean(2) && !config.sink().appendOnlyWithoutKey()) {
+                    problems.add("has no primary key");
+                }
+                if (!rows.getBoolean(3) || !rows.getBoolean(4) || !rows.getBoolean(5)) {
+                    problems.add("needs SELECT, INSERT and DELETE privileges");
+                }
+                if (!problems.isEmpty()) {
+                    add(Status.FAIL, subject, name + " " + String.join(", ", problems));
+                }
+                else if (!rows.getBoolean(6)) {
+                    add(Status.WARN, subject, name + " is ready, but the user may not TRUNCATE it, so a source truncate would fail");
+                }
+                else {
+                    add(Status.OK, subject, name + " is ready");
+                }
+            }
+        }
+    }
+
+    private void add(Status status, String subject, String message)
+    {
+        results.add(new Result(status, subject, message));
+    }
+}

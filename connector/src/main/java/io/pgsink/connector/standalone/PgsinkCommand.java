@@ -1,0 +1,83 @@
+package io.pgsink.connector.standalone;
+
+import io.pgsink.core.ErrorCode;
+import io.pgsink.core.SinkException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+import java.io.PrintWriter;
+
+/**
+ * {@code pgsink}: the standalone service's command line.
+ * <pre>
+ * pgsink run --config FILE        stream changes from the source into the target until stopped
+ * pgsink check --config FILE      verify both databases before streaming
+ * pgsink quickstart               a self-contained demo that ends with PASS or FAIL
+ * </pre>
+ * Exit codes: 0 success, 1 failure (a check failed, streaming stopped with an error, the demo's
+ * target differs from its source), 2 invalid configuration (file unreadable, bad values) or usage.
+ */
+@Command(name = "pgsink",
+        mixinStandardHelpOptions = true,
+        versionProvider = PgsinkCommand.Version.class,
+        description = "Change-data-capture sink: streams PostgreSQL changes (Debezium, pgoutput) into PostgreSQL or Greenplum at COPY speed.",
+        subcommands = {RunCommand.class, CheckCommand.class, QuickstartCommand.class, CommandLine.HelpCommand.class})
+public final class PgsinkCommand
+        implements Runnable
+{
+    static final int EXIT_OK = 0;
+    static final int EXIT_FAILED = 1;
+    static final int EXIT_USAGE = 2;
+
+    private static final String SIMPLE_LOGGER_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args)
+    {
+        if (args.length > 0 && args[0].equals("quickstart") && System.getProperty(SIMPLE_LOGGER_LEVEL) == null) {
+            // the quickstart prints its own progress; the service's lifecycle logs would drown it
+            System.setProperty(SIMPLE_LOGGER_LEVEL, "warn");
+        }
+        System.exit(execute(args));
+    }
+
+    static int execute(String... args)
+    {
+        return execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
+    }
+
+    static int execute(PrintWriter out, PrintWriter err, String... args)
+    {
+        CommandLine commandLine = new CommandLine(new PgsinkCommand());
+        commandLine.setOut(out);
+        commandLine.setErr(err);
+        commandLine.setExecutionExceptionHandler((exception, line, parseResult) -> {
+            if (exception instanceof SinkException sinkException) {
+                line.getErr().println("pgsink: " + sinkException.getMessage());
+                line.getErr().flush();
+                return sinkException.errorCode() == ErrorCode.CONFIG ? EXIT_USAGE : EXIT_FAILED;
+            }
+            throw exception;
+        });
+        return commandLine.execute(args);
+    }
+
+    @Override
+    public void run()
+    {
+        throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: run, check or quickstart");
+    }
+
+    static final class Version
+            implements CommandLine.IVersionProvider
+    {
+        @Override
+        public String[] getVersion()
+        {
+            String version = PgsinkCommand.class.getPackage().getImplementationVersion();
+            return new String[] {"pgsink " + (version == null ? "(development build)" : version)};
+        }
+    }
+}

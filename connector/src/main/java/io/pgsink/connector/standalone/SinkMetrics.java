@@ -1,0 +1,156 @@
+package io.pgsink.connector.standalone;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.pgsink.core.Batch;
+import io.pgsink.core.FlushListener;
+import io.pgsink.core.TableBatch;
+import io.pgsink.core.TableId;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The service's Micrometer meters, exposed in Prometheus format at {@code /metrics}:
+ * <ul>
+ * <li>{@code pgsink_events_in_total}: records received from the source (changes and position-only records);</li>
+ * <li>{@code pgsink_rows_applied_total{table, operation}}: merged rows written ({@code upsert}) or deleted ({@code delete}) per source table;</li>
+ * <li>{@code pgsink_truncates_total{table}};</li>
+ * <li>{@code pgsink_flush_seconds}: flush latency histogram (one target transaction each);</li>
+ * <li>{@code pgsink_flush_failures_total};</li>
+ * <li>{@code pgsink_copy_bytes_total}: CSV bytes sent with COPY;</li>
+ * <li>{@code pgsink_buffer_bytes}: estimated heap of the rows buffered for the next flush;</li>
+ * <li>{@code pgsink_source_lag_seconds}: at the last flush, how long after its source commit the newest change was applied.</li>
+ * </ul>
+ * Counters are thread-safe; {@link #flushed} runs on the sink's thread.
+ */
+final class SinkMetrics
+        implements FlushListener
+{
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final String sinkName;
+    private final Counter eventsIn;
+    private final Counter copyBytes;
+    private final Counter flushFailures;
+    private final Timer flushTimer;
+    private final AtomicLong bufferBytes = new AtomicLong();
+    private final AtomicLong lagMillis = new AtomicLong();
+    private final Map<TableId, TableCounters> tables = new ConcurrentHashMap<>();
+    private final AtomicLong rowsApplied = new AtomicLong();
+
+    SinkMetrics(String sinkName)
+    {
+        this.sinkName = sinkName;
+        registry.config().commonTags("sink", sinkName);
+        eventsIn = Counter.builder("pgsink.events.in").description("Records received from the source").register(registry);
+        copyBytes = Counter.builder("pgsink.copy.bytes").description("CSV bytes sent to the target with COPY").baseUnit("bytes").register(registry);
+        flushFailures = Counter.builder("pgsink.flush.failures").description("Flushes that failed (and were retried or stopped the sink)").register(registry);
+        flushTimer = Timer.builder("pgsink.flush").description("Flush latency: one target transaction each")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofMinutes(5))
+                .register(registry);
+        Gauge.builder("pgsink.buffer.bytes", bufferBytes, AtomicLong::get).description("Estimated heap of buffered rows").baseUnit("bytes").register(registry);
+        Gauge.builder("pgsink.source.lag", lagMillis, value -> value.get() / 1000.0).description("Time from source commit to target commit of the newest change applied").baseUnit("seconds").register(registry);
+    }
+
+    void eventsIn(long count)
+    {
+        eventsIn.increment(count);
+    }
+
+    void copiedBytes(long bytes)
+    {
+        copyBytes.increment(bytes);
+    }
+
+    void bufferBytes(long bytes)
+    {
+        bufferBytes.set(bytes);
+    }
+
+    void lagMillis(long millis)
+    {
+        lagMillis.set(Math.max(0, millis));
+    }
+
+    @Override
+    public void flushed(Batch batch, long elapsedNanos)
+    {
+        flushTimer.record(elapsedNanos, TimeUnit.NANOSECONDS);
+        for (TableBatch table : batch.tables()) {
+            TableCounters counters = tables.computeIfAbsent(table.table(), this::counters);
+            long upserts = table.upserts();
+            counters.upserts.increment(upserts);
+            counters.deletes.increment(table.changes().size() - upserts);
+            if (table.truncate()) {
+                counters.truncates.increment();
+            }
+            rowsApplied.addAndGet(table.changes().size());
+        }
+    }
+
+    @Override
+    public void flushFailed(Batch batch, long elapsedNanos, RuntimeException failure)
+    {
+        flushFailures.increment();
+    }
+
+    private TableCounters counters(TableId table)
+    {
+        String name = table.schema() + "." + table.table();
+        return new TableCounters(
+                Counter.builder("pgsink.rows.applied").tag("table", name).tag("operation", "upsert").description("Merged rows written to the target").register(registry),
+                Counter.builder("pgsink.rows.applied").tag("table", name).tag("operation", "delete").description("Merged rows written to the target").register(registry),
+                Counter.builder("pgsink.truncates").tag("table", name).description("Truncates applied").register(registry));
+    }
+
+    long eventsInTotal()
+    {
+        return (long) eventsIn.count();
+    }
+
+    long rowsAppliedTotal()
+    {
+        return rowsApplied.get();
+    }
+
+    long flushCount()
+    {
+        return flushTimer.count();
+    }
+
+    double flushMeanMillis()
+    {
+        return flushTimer.mean(TimeUnit.MILLISECONDS);
+    }
+
+    long copyBytesTotal()
+    {
+        return (long) copyBytes.count();
+    }
+
+    double lagSeconds()
+    {
+        return lagMillis.get() / 1000.0;
+    }
+
+    String sinkName()
+    {
+        return sinkName;
+    }
+
+    /** The Prometheus text exposition of every meter. */
+    String scrape()
+    {
+        return registry.scrape();
+    }
+
+    private record TableCounters(Counter upserts, Counter deletes, Counter truncates) {}
+}

@@ -1,0 +1,168 @@
+package io.pgsink.connector.standalone;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code pgsink check} against real databases, through the command line. */
+class CheckCommandIT
+{
+    private TestingDatabase source;
+    private TestingDatabase target;
+    private String sinkName;
+
+    @BeforeEach
+    void createDatabases()
+            throws Exception
+    {
+        source = TestingDatabase.create("pgsink_check_source");
+        target = TestingDatabase.create("pgsink_check_target");
+        sinkName = TestingDatabase.randomName("check");
+    }
+
+    @AfterEach
+    void dropDatabases()
+            throws Exception
+    {
+        source.close();
+        target.close();
+    }
+
+    private Path configFile(Path directory, Map<String, String> extra)
+            throws IOException
+    {
+        Map<String, String> properties = new TreeMap<>();
+        properties.putAll(source.sourceProperties());
+        properties.putAll(target.targetProperties());
+        properties.put("sink.name", sinkName);
+        properties.put("source.publication.autocreate.mode", "filtered");
+        properties.putAll(extra);
+        List<String> lines = new ArrayList<>();
+        properties.forEach((key, value) -> lines.add(key + "=" + value));
+        Path file = directory.resolve("pgsink.properties");
+        Files.write(file, lines);
+        return file;
+    }
+
+    private record Outcome(int exitCode, String out, String err) {}
+
+    private static Outcome pgsink(String... args)
+    {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exitCode = PgsinkCommand.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Outcome(exitCode, out.toString(), err.toString());
+    }
+
+    @Test
+    void readyWhenBothSidesAreSetUp(@TempDir Path directory)
+            throws Exception
+    {
+        source.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)", "CREATE TABLE public.ignored (x int)");
+        target.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text, extra int)");
+        Outcome outcome = pgsink("check", "--config", configFile(directory, Map.of("source.table.include.list", "public.orders")).toString());
+        assertThat(outcome.out())
+                .contains("[ OK ] source 127.0.0.1:" + source.port() + "/" + source.name() + ": connected as")
+                .contains("wal_level is logical")
+                .contains("may replicate")
+                .contains("replication slot " + sinkName + " will be created")
+                .contains("publication " + sinkName + " will be created for the captured tables (filtered)")
+                .contains("table \"public\".\"orders\" has a primary key")
+                .contains("offsets table \"public\".\"pgsink_offsets\" will be created")
+                .contains("[ OK ] target " + target.jdbcUrl() + ": table \"public\".\"orders\" is ready")
+                .contains("pgsink check: ready to stream")
+                .doesNotContain("[FAIL]")
+                .doesNotContain("ignored");
+        assertThat(outcome.exitCode()).as(outcome.out()).isZero();
+    }
+
+    @Test
+    void namesEveryProblem(@TempDir Path directory)
+            throws Exception
+    {
+        source.execute(
+                "CREATE TABLE public.orders (id bigint PRIMARY KEY, note text, added int)",
+                "CREATE TABLE public.no_key (x int)",
+                "CREATE TABLE public.missing (id int PRIMARY KEY)",
+                // a slot of that name made for another plugin
+                "SELECT pg_create_logical_replication_slot('" + sinkName + "', 'test_decoding')");
+        target.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)");
+        Outcome outcome = pgsink("check", "--config", configFile(directory, Map.of()).toString());
+        assertThat(outcome.out())
+                .contains("[FAIL] source 127.0.0.1:" + source.port() + "/" + source.name() + ": replication slot " + sinkName + " exists but uses plugin test_decoding, not pgoutput")
+                .contains("[FAIL] source 127.0.0.1:" + source.port() + "/" + source.name() + ": table \"public\".\"no_key\" has no primary key: add one, or set tables.without.key=append-only")
+                .contains("[FAIL] target " + target.jdbcUrl() + ": table \"public\".\"missing\" does not exist: create it with the source table's columns and primary key")
+                .contains("[FAIL] target " + target.jdbcUrl() + ": table \"public\".\"orders\" lacks source column(s) [added] (add them, or set schema.evolution=add-columns)")
+                .contains("[FAIL] target " + target.jdbcUrl() + ": table \"public\".\"no_key\" does not exist")
+                .contains("pgsink check: 5 problems to fix before streaming");
+        assertThat(outcome.exitCode()).isEqualTo(1);
+    }
+
+    @Test
+    void missingTargetTablesAreFineWhenTheSinkCreatesThem(@TempDir Path directory)
+            throws Exception
+    {
+        source.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text, added int)", "CREATE TABLE public.items (id int PRIMARY KEY)");
+        target.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)");
+        Outcome outcome = pgsink("check", "--config", configFile(directory, Map.of("schema.evolution", "add-columns")).toString());
+        assertThat(outcome.out())
+                .contains("[ OK ] target " + target.jdbcUrl() + ": table \"public\".\"items\" does not exist yet and will be created from the source table (schema.evolution=add-columns)")
+                .contains("[ OK ] target " + target.jdbcUrl() + ": table \"public\".\"orders\" lacks source column(s) [added], which will be added")
+                .doesNotContain("[FAIL]");
+        assertThat(outcome.exitCode()).isZero();
+    }
+
+    @Test
+    void unreachableDatabasesAreProblemsNotCrashes(@TempDir Path directory)
+            throws Exception
+    {
+        Map<String, String> extra = new HashMap<>();
+        extra.put("source.database.dbname", "no_such_database_" + sinkName);
+        extra.put("target.url", "jdbc:postgresql://127.0.0.1:" + target.port() + "/no_such_database_" + sinkName);
+        Outcome outcome = pgsink("check", "--config", configFile(directory, extra).toString());
+        assertThat(outcome.out())
+                .contains("[FAIL] source 127.0.0.1:" + source.port() + "/no_such_database_" + sinkName + ": cannot connect or query as")
+                .contains("[FAIL] target jdbc:postgresql://127.0.0.1:" + target.port() + "/no_such_database_" + sinkName + ": cannot connect or query")
+                .contains("(SQLState 3D000)");
+        assertThat(outcome.exitCode()).isEqualTo(1);
+    }
+
+    @Test
+    void invalidConfigurationIsReportedAllAtOnceWithExitCode2(@TempDir Path directory)
+            throws Exception
+    {
+        Map<String, String> extra = new HashMap<>();
+        extra.put("flush.max.events", "-5");
+        extra.put("source.database.port", "not-a-port");
+        extra.put("sink.nmae", "typo");
+        Outcome outcome = pgsink("check", "--config", configFile(directory, extra).toString());
+        assertThat(outcome.exitCode()).isEqualTo(2);
+        assertThat(outcome.err())
+                .startsWith("pgsink: Invalid pgsink configuration (3 problems):")
+                .contains("Invalid value '-5' for configuration flush.max.events: must be at least 1")
+                .contains("Unknown configuration sink.nmae")
+                .contains("for configuration source.database.port");
+
+        Outcome missingFile = pgsink("run", "--config", directory.resolve("nope.properties").toString());
+        assertThat(missingFile.exitCode()).isEqualTo(2);
+        assertThat(missingFile.err()).contains("Cannot read configuration file");
+
+        Outcome noCommand = pgsink();
+        assertThat(noCommand.exitCode()).isEqualTo(2);
+        assertThat(noCommand.err()).contains("Missing command");
+    }
+}

@@ -1,0 +1,195 @@
+package io.pgsink.connector.standalone;
+
+import io.pgsink.core.ErrorCode;
+import io.pgsink.core.SinkException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class StandaloneConfigTest
+{
+    private static Map<String, String> minimal()
+    {
+        Map<String, String> properties = new HashMap<>();
+        properties.put("source.database.hostname", "db1");
+        properties.put("source.database.dbname", "app");
+        properties.put("source.database.user", "cdc");
+        properties.put("source.database.password", "source-secret");
+        properties.put("target.url", "jdbc:postgresql://dw:5432/warehouse");
+        properties.put("target.password", "target-secret");
+        return properties;
+    }
+
+    @Test
+    void appliesLosslessDebeziumDefaultsAndOwnsOffsets()
+    {
+        StandaloneConfig config = StandaloneConfig.parse(minimal());
+        Map<String, String> debezium = config.debezium();
+        assertThat(debezium)
+                .containsEntry("connector.class", "io.debezium.connector.postgresql.PostgresConnector")
+                .containsEntry("plugin.name", "pgoutput")
+                .containsEntry("decimal.handling.mode", "string")
+                .containsEntry("interval.handling.mode", "string")
+                .containsEntry("hstore.handling.mode", "map")
+                .containsEntry("time.precision.mode", "adaptive")
+                .containsEntry("binary.handling.mode", "bytes")
+                .containsEntry("skipped.operations", "none")
+                .containsEntry("include.unknown.datatypes", "true")
+                .containsEntry("column.propagate.source.type", ".*")
+                .containsEntry("converters", "pgsinktext")
+                .containsEntry("pgsinktext.type", PostgresTextConverter.class.getName())
+                .containsEntry("offset.storage", TargetOffsetBackingStore.class.getName())
+                .containsEntry("offset.flush.interval.ms", "0")
+                .containsEntry("name", "pgsink")
+                .containsEntry("topic.prefix", "pgsink")
+                .containsEntry("slot.name", "pgsink")
+                .containsEntry("publication.name", "pgsink")
+                // one engine batch per flush: sized from the sink's flush policy
+                .containsEntry("max.batch.size", "10000")
+                .containsEntry("max.queue.size", "40000")
+                .containsEntry("poll.interval.ms", "1000")
+                .containsEntry("database.hostname", "db1");
+        assertThat(config.httpPort()).isEqualTo(9464);
+        assertThat(config.httpHost()).isEqualTo("0.0.0.0");
+        assertThat(config.progressIntervalMillis()).isEqualTo(30000);
+        assertThat(config.retryBackoffMaxMillis()).isEqualTo(30000);
+        assertThat(config.sink().targetUrl()).isEqualTo("jdbc:postgresql://dw:5432/warehouse");
+    }
+
+    @Test
+    void fileSettingsWinOverDefaultsAndSinkSettingsShapeTheEngine()
+    {
+        Map<String, String> properties = minimal();
+        properties.put("source.decimal.handling.mode", "precise");
+        properties.put("source.converters", "mine");
+        properties.put("source.mine.type", "com.example.Mine");
+        properties.put("sink.name", "Orders Sink-1");
+        properties.put("flush.max.events", "500");
+        properties.put("flush.interval.ms", "0");
+        properties.put("http.port", "-1");
+        StandaloneConfig config = StandaloneConfig.parse(properties);
+        assertThat(config.debezium())
+                .containsEntry("decimal.handling.mode", "precise")
+                .containsEntry("converters", "mine,pgsinktext")
+                .containsEntry("slot.name", "orders_sink_1")
+                .containsEntry("name", "Orders Sink-1")
+                .containsEntry("max.batch.size", "500")
+                .containsEntry("max.queue.size", "2000")
+                .containsEntry("poll.interval.ms", "10");
+        assertThat(config.httpPort()).isEqualTo(-1);
+    }
+
+    @Test
+    void reportsEveryProblemOfEveryPartAtOnce()
+    {
+        Map<String, String> properties = minimal();
+        properties.remove("source.database.hostname");
+        properties.remove("target.url");
+        properties.put("flush.max.events", "many");
+        properties.put("http.port", "70000");
+        properties.put("progress.interval.ms", "soon");
+        properties.put("source.offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore");
+        properties.put("source.decimal.handling.mode", "approximate");
+        properties.put("source.no.such.setting", "x");
+        properties.put("targett.url", "typo");
+        assertThatThrownBy(() -> StandaloneConfig.parse(properties))
+                .isInstanceOfSatisfying(SinkException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.CONFIG))
+                .hasMessageStartingWith("Invalid pgsink configuration (9 problems):")
+                .hasMessageContaining("Missing required configuration target.url")
+                .hasMessageContaining("Invalid value 'many' for configuration flush.max.events: not a whole number")
+                .hasMessageContaining("Unknown configuration targett.url")
+                .hasMessageContaining("Invalid value '70000' for configuration http.port: must be between -1 and 65535")
+                .hasMessageContaining("Invalid value 'soon' for configuration progress.interval.ms: not a whole number")
+                .hasMessageContaining("Invalid value 'org.apache.kafka.connect.storage.FileOffsetBackingStore' for configuration source.offset.storage: pgsink owns it")
+                .hasMessageContaining("Invalid value 'approximate' for configuration source.decimal.handling.mode")
+                .hasMessageContaining("Missing required configuration source.database.hostname")
+                .hasMessageContaining("Unknown configuration source.no.such.setting");
+    }
+
+    @Test
+    void passesDriverAndTransformSettingsThrough()
+    {
+        Map<String, String> properties = minimal();
+        properties.put("source.database.sslmode", "require");
+        properties.put("source.transforms", "route");
+        properties.put("source.transforms.route.type", "org.apache.kafka.connect.transforms.RegexRouter");
+        properties.put("source.snapshot.mode", "no_data");
+        properties.put("source.table.include.list", "public.orders");
+        properties.put("target.jdbc.sslmode", "verify-full");
+        StandaloneConfig config = StandaloneConfig.parse(properties);
+        assertThat(config.debezium()).containsEntry("database.sslmode", "require").containsEntry("snapshot.mode", "no_data");
+        assertThat(config.sink().targetJdbcProperties()).containsEntry("sslmode", "verify-full");
+    }
+
+    @Test
+    void secretsAreMaskedInTheDescriptionAndInErrors()
+    {
+        Map<String, String> properties = minimal();
+        properties.put("source.database.sslpassword", "key-secret");
+        StandaloneConfig config = StandaloneConfig.parse(properties);
+        assertThat(config.describe())
+                .containsEntry("source.database.password", "<masked>")
+                .containsEntry("source.database.sslpassword", "<masked>")
+                .containsEntry("target.password", "<masked>")
+                .containsEntry("source.database.hostname", "'db1'");
+        assertThat(config.toString()).doesNotContain("source-secret", "target-secret", "key-secret");
+
+        properties.put("flush.max.events", "0");
+        assertThatThrownBy(() -> StandaloneConfig.parse(properties)).satisfies(e -> assertThat(e.getMessage()).doesNotContain("source-secret", "target-secret"));
+    }
+
+    @Test
+    void environmentVariablesOverrideTheFile(@TempDir Path directory)
+            throws IOException
+    {
+        Path file = directory.resolve("pgsink.properties");
+        Files.writeString(file, """
+                # a comment
+                source.database.hostname = db1
+                source.database.dbname=app
+                source.database.user=cdc
+                source.table.include.list=public.orders
+                target.url=jdbc:postgresql://dw:5432/warehouse
+                """);
+        Map<String, String> environment = Map.of(
+                "PGSINK_TARGET_PASSWORD", "from-env",
+                "PGSINK_SOURCE_DATABASE_HOSTNAME", "db2",
+                "PGSINK_SOURCE_TABLE_INCLUDE_LIST", "public.items",
+                "PGSINK_FLUSH_MAX_EVENTS", "123",
+                // not configuration: other tools' variables that share the prefix
+                "PGSINK_TEST_JDBC_URL", "jdbc:postgresql://elsewhere/x",
+                "PGSINK_BUILD_DIRECTORY", "/tmp",
+                "PATH", "/usr/bin");
+        StandaloneConfig config = StandaloneConfig.load(file, environment);
+        assertThat(config.sink().targetPassword()).contains("from-env");
+        assertThat(config.debezium()).containsEntry("database.hostname", "db2").containsEntry("table.include.list", "public.items");
+        assertThat(config.sink().flushPolicy().maxEvents()).isEqualTo(123);
+        assertThat(StandaloneConfig.variableName("source.slot.drop-on-stop")).isEqualTo("PGSINK_SOURCE_SLOT_DROP_ON_STOP");
+    }
+
+    @Test
+    void unreadableFileIsAConfigurationError(@TempDir Path directory)
+    {
+        assertThatThrownBy(() -> StandaloneConfig.load(directory.resolve("missing.properties"), Map.of()))
+                .isInstanceOfSatisfying(SinkException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.CONFIG))
+                .hasMessageContaining("Cannot read configuration file")
+                .hasMessageContaining("missing.properties");
+    }
+
+    @Test
+    void slotNamesAreValidIdentifiers()
+    {
+        assertThat(StandaloneConfig.identifier("pgsink")).isEqualTo("pgsink");
+        assertThat(StandaloneConfig.identifier("Orders-Sink.eu")).isEqualTo("orders_sink_eu");
+        assertThat(StandaloneConfig.identifier("1st")).isEqualTo("pgsink_1st");
+        assertThat(StandaloneConfig.identifier("x".repeat(80))).hasSize(63);
+    }
+}
