@@ -37,17 +37,17 @@ public record ConfigKey(String name, Type type, Optional<String> defaultValue, L
         requireNonNull(documentation, "documentation is null");
     }
 
-    static ConfigKey required(String name, Type type, String documentation)
+    public static ConfigKey required(String name, Type type, String documentation)
     {
         return new ConfigKey(name, type, Optional.empty(), List.of(), type == Type.PASSWORD, documentation);
     }
 
-    static ConfigKey optional(String name, Type type, String defaultValue, String documentation)
+    public static ConfigKey optional(String name, Type type, String defaultValue, String documentation)
     {
         return new ConfigKey(name, type, Optional.of(defaultValue), List.of(), type == Type.PASSWORD, documentation);
     }
 
-    static ConfigKey choice(String name, String defaultValue, List<String> allowedValues, String documentation)
+    public static ConfigKey choice(String name, String defaultValue, List<String> allowedValues, String documentation)
     {
         return new ConfigKey(name, Type.ENUM, Optional.of(defaultValue), allowedValues, false, documentation);
     }

@@ -107,8 +107,30 @@ public final class SinkConfig
      */
     public static SinkConfig parse(Map<String, String> properties)
     {
-        requireNonNull(properties, "properties is null");
         List<String> problems = new ArrayList<>();
+        SinkConfig config = parse(properties, problems);
+        if (!problems.isEmpty()) {
+            throw new SinkException(ErrorCode.CONFIG, "Invalid pgsink configuration (" + problems.size() + (problems.size() == 1 ? " problem" : " problems") + "):\n  " + String.join("\n  ", problems));
+        }
+        return config;
+    }
+
+    /**
+     * Every problem of {@code properties}, each as {@code Invalid value <v> for configuration <key>:
+     * <reason>} (or a missing/unknown key), for adapters that validate more keys of their own and
+     * report all problems at once. Empty when {@link #parse(Map)} would succeed.
+     */
+    public static List<String> problems(Map<String, String> properties)
+    {
+        List<String> problems = new ArrayList<>();
+        parse(properties, problems);
+        return problems;
+    }
+
+    @org.jetbrains.annotations.Nullable
+    private static SinkConfig parse(Map<String, String> properties, List<String> problems)
+    {
+        requireNonNull(properties, "properties is null");
         Map<String, String> values = new TreeMap<>();
         Map<String, String> jdbc = new TreeMap<>();
         for (Map.Entry<String, String> entry : new TreeMap<>(properties).entrySet()) {
@@ -165,7 +187,7 @@ public final class SinkConfig
             }
         }
         if (!problems.isEmpty()) {
-            throw new SinkException(ErrorCode.CONFIG, "Invalid pgsink configuration (" + problems.size() + (problems.size() == 1 ? " problem" : " problems") + "):\n  " + String.join("\n  ", problems));
+            return null;
         }
         return new SinkConfig(values, jdbc, copyFormat, flushPolicy, tableNameFormat);
     }

@@ -98,6 +98,16 @@ class SinkConfigTest
     }
 
     @Test
+    void problemsListsWhatParseWouldReport()
+    {
+        assertThat(SinkConfig.problems(Map.of("target.url", "jdbc:postgresql://h/d"))).isEmpty();
+        assertThat(SinkConfig.problems(Map.of("flush.max.events", "0", "bogus", "x"))).containsExactly(
+                "Unknown configuration bogus: not a pgsink setting (known: " + String.join(", ", SinkConfig.KEYS.stream().map(ConfigKey::name).toList()) + ", target.jdbc.*)",
+                "Missing required configuration target.url: JDBC URL of the target PostgreSQL or Greenplum database, e.g. jdbc:postgresql://host:5432/db.",
+                "Invalid value '0' for configuration flush.max.events: must be at least 1");
+    }
+
+    @Test
     void crossFieldCopyFormatProblemsNameAllKeys()
     {
         assertThatThrownBy(() -> SinkConfig.parse(Map.of("target.url", "jdbc:postgresql://h/d", "copy.delimiter", "\"")))
