@@ -102,6 +102,27 @@ public final class BufferedSink
         }
     }
 
+    /**
+     * Accepts a key change the source split into a delete of the old key and an insert of the new
+     * one (Debezium does, marking them with the other key), as one update from the old key to the
+     * new: unchanged TOAST values of the insert are filled from the old key's row, which is why the
+     * two must not be flushed apart.
+     */
+    @Override
+    public void acceptKeyChange(ChangeEvent delete, ChangeEvent insert)
+    {
+        if (delete.operation() != Operation.DELETE || (insert.operation() != Operation.INSERT && insert.operation() != Operation.READ)) {
+            throw new IllegalArgumentException("Not a delete and an insert: " + delete + ", " + insert);
+        }
+        if (!delete.schema().equals(insert.schema())) {
+            // the key change came with a schema change: apply them as they came
+            accept(delete);
+            accept(insert);
+            return;
+        }
+        accept(ChangeEvent.update(insert.schema(), delete.before(), insert.after(), insert.position(), insert.sourceTimeMillis()));
+    }
+
     @Override
     public void advance(SourcePosition position)
     {

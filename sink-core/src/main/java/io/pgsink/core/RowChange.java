@@ -15,10 +15,18 @@ public final class RowChange
     private final SourcePosition position;
     private final boolean unavailableValues;
     private final boolean fresh;
+    @Nullable
+    private final RowKey fillFrom;
 
     RowChange(RowKey key, Object @Nullable [] row, SourcePosition position, boolean unavailableValues, boolean fresh)
     {
+        this(key, row, position, unavailableValues, fresh, null);
+    }
+
+    RowChange(RowKey key, Object @Nullable [] row, SourcePosition position, boolean unavailableValues, boolean fresh, @Nullable RowKey fillFrom)
+    {
         this.fresh = fresh;
+        this.fillFrom = fillFrom;
         this.key = requireNonNull(key, "key is null");
         this.row = row;
         this.position = requireNonNull(position, "position is null");
@@ -57,6 +65,15 @@ public final class RowChange
     public boolean isFresh()
     {
         return fresh;
+    }
+
+    /**
+     * For a row with unavailable values whose key changed in this batch: the key whose current
+     * target row holds them (the key before the change). Empty when they come from the row's own key.
+     */
+    public java.util.Optional<RowKey> fillFrom()
+    {
+        return java.util.Optional.ofNullable(fillFrom);
     }
 
     /** Whether {@link #row()} still holds {@link UnavailableValue#INSTANCE} that the flush must fill from the target. */

@@ -28,6 +28,14 @@ public interface Sink
     void accept(ChangeEvent event);
 
     /**
+     * Accepts a key change that the source split into a delete of the old key and an insert of the
+     * new key, as Debezium does (it marks them with the {@code __debezium.newkey} and
+     * {@code __debezium.oldkey} headers): taken as one update, so that unchanged TOAST values of the
+     * insert are filled from the old key's row. Adapters hold the delete until its insert arrives.
+     */
+    void acceptKeyChange(ChangeEvent delete, ChangeEvent insert);
+
+    /**
      * Records that the source has reached {@code position} without a change to apply (a heartbeat,
      * a filtered event), so the position is stored with the next flush.
      */

@@ -101,7 +101,7 @@ final class TableBuffer
             }
             case DELETE -> {
                 RowKey key = eventSchema.keyOf(event.before());
-                put(key, new Entry(key, null, event.position(), false, freshness(key, false)));
+                put(key, deleted(key, event.position()));
             }
             case TRUNCATE -> throw new IllegalStateException("handled above");
         }
@@ -115,18 +115,37 @@ final class TableBuffer
         boolean fresh = freshness(key, oldKey != null || event.operation() == Operation.INSERT);
         if (oldKey != null) {
             previous = entries.get(oldKey);
-            put(oldKey, new Entry(oldKey, null, event.position(), false, freshness(oldKey, false)));
+            put(oldKey, deleted(oldKey, event.position()));
         }
         else {
             previous = entries.get(key);
         }
-        boolean unavailable = fillUnavailable(row, previous == null ? null : previous.row);
-        if (unavailable && oldKey != null) {
-            throw new SinkException(ErrorCode.DATA, "Cannot apply update of " + table + " key " + oldKey + " -> " + key + " at " + event.position()
-                    + ": the source did not send unchanged TOAST column(s) " + unavailableColumns(row)
-                    + " and the key changed, so they cannot be taken from the target row. Set REPLICA IDENTITY FULL on the source table.");
+        boolean unavailable = fillUnavailable(row, previous == null ? null : previous.image);
+        RowKey fillFrom = null;
+        if (unavailable) {
+            // what is still missing is in the target row of the key the row had before this batch
+            RowKey sourceKey = oldKey != null ? oldKey : key;
+            fillFrom = previous != null && previous.fillFrom != null ? previous.fillFrom : sourceKey;
+            if (fillFrom.equals(key)) {
+                fillFrom = null;
+            }
         }
-        put(key, new Entry(key, row, event.position(), unavailable, fresh));
+        put(key, new Entry(key, row, row, fillFrom, event.position(), unavailable, fresh));
+    }
+
+    /**
+     * A delete entry for {@code key}. It keeps the key's last image and fill source: Debezium splits
+     * a key change into a delete of the old key and an insert of the new one, whose unchanged TOAST
+     * values must then come from the old key's image.
+     */
+    private Entry deleted(RowKey key, SourcePosition position)
+    {
+        Entry existing = entries.get(key);
+        boolean fresh = freshness(key, false);
+        if (existing == null) {
+            return new Entry(key, null, null, null, position, false, fresh);
+        }
+        return new Entry(key, null, existing.image, existing.fillFrom, position, false, fresh);
     }
 
     /**
@@ -201,7 +220,7 @@ final class TableBuffer
                 throw new SinkException(ErrorCode.DATA, "Cannot append to " + table + " at " + event.position() + ": the insert has unavailable (unchanged TOAST) values");
             }
         }
-        Entry entry = new Entry(RowKey.NONE, row, event.position(), false, true);
+        Entry entry = new Entry(RowKey.NONE, row, null, null, event.position(), false, true);
         appends.add(entry);
         bytes += entry.bytes;
     }
@@ -210,7 +229,7 @@ final class TableBuffer
     {
         List<RowChange> changes = new ArrayList<>(entries.size() + appends.size());
         for (Entry entry : entries.values()) {
-            changes.add(new RowChange(entry.key, entry.row, entry.position, entry.unavailable, entry.fresh));
+            changes.add(new RowChange(entry.key, entry.row, entry.position, entry.unavailable, entry.fresh, entry.unavailable ? entry.fillFrom : null));
         }
         for (Entry entry : appends) {
             changes.add(new RowChange(entry.key, entry.row, entry.position, false, true));
@@ -221,20 +240,28 @@ final class TableBuffer
     private static final class Entry
     {
         final RowKey key;
+        /** The final row, or null for a delete. */
         final Object @Nullable [] row;
+        /** The key's last known row image, kept by deletes too (see {@link #deleted}). */
+        final Object @Nullable [] image;
+        /** The key whose target row fills the values still unavailable, when it is not {@link #key}. */
+        @Nullable
+        final RowKey fillFrom;
         final SourcePosition position;
         final boolean unavailable;
         final boolean fresh;
         final long bytes;
 
-        Entry(RowKey key, Object @Nullable [] row, SourcePosition position, boolean unavailable, boolean fresh)
+        Entry(RowKey key, Object @Nullable [] row, Object @Nullable [] image, @Nullable RowKey fillFrom, SourcePosition position, boolean unavailable, boolean fresh)
         {
             this.key = key;
             this.row = row;
+            this.image = image;
+            this.fillFrom = fillFrom;
             this.position = position;
             this.unavailable = unavailable;
             this.fresh = fresh;
-            this.bytes = ValueSizes.ENTRY_OVERHEAD + ValueSizes.position(position) + (row == null ? 0 : ValueSizes.row(row));
+            this.bytes = ValueSizes.ENTRY_OVERHEAD + ValueSizes.position(position) + (image == null ? 0 : ValueSizes.row(image));
         }
     }
 }

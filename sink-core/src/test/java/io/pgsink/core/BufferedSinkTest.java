@@ -93,16 +93,28 @@ class BufferedSinkTest
     }
 
     @Test
-    void keyChangeWithUnfillableToastValueFailsNamingTableKeysAndColumn()
+    void keyChangeTakesUnchangedToastValuesFromTheOldKey()
     {
+        target.table(ORDERS).put(new RowKey(new Object[] {1L}), List.of(1L, "old", "big note"));
+        target.table(ORDERS).put(new RowKey(new Object[] {3L}), List.of(3L, "old", "other big note"));
         try (BufferedSink sink = sink(100, Long.MAX_VALUE, 1000)) {
-            assertThatThrownBy(() -> sink.accept(ChangeEvent.update(ORDERS_SCHEMA, new Object[] {1L, null, null}, new Object[] {2L, "x", UnavailableValue.INSTANCE}, at(7), 0)))
-                    .isInstanceOf(SinkException.class)
-                    .hasMessageContaining("\"shop\".\"orders\"")
-                    .hasMessageContaining("key (1) -> (2)")
-                    .hasMessageContaining("[note]")
-                    .hasMessageContaining("at offset 7 of db");
+            // an update that names the old key
+            sink.accept(ChangeEvent.update(ORDERS_SCHEMA, new Object[] {1L, null, null}, new Object[] {2L, "moved", UnavailableValue.INSTANCE}, at(7), 0));
+            // Debezium's form: a delete of the old key, then an insert of the new key marked with the old one
+            sink.acceptKeyChange(ChangeEvent.delete(ORDERS_SCHEMA, new Object[] {3L, null, null}, at(8), 0),
+                    ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {4L, "moved too", UnavailableValue.INSTANCE}, at(8), 0));
+            // and a chain: 4 moves on to 5 in the same batch
+            sink.acceptKeyChange(ChangeEvent.delete(ORDERS_SCHEMA, new Object[] {4L, null, null}, at(9), 0),
+                    ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {5L, "moved twice", UnavailableValue.INSTANCE}, at(9), 0));
+            sink.flush();
         }
+        List<RowChange> changes = target.batches.get(0).tables().get(0).changes();
+        assertThat(changes).filteredOn(change -> !change.isDelete())
+                .extracting(change -> change.key() + " from " + change.fillFrom().map(RowKey::toString).orElse("-"))
+                .containsExactly("(2) from (1)", "(5) from (3)");
+        assertThat(target.table(ORDERS)).containsOnlyKeys(new RowKey(new Object[] {2L}), new RowKey(new Object[] {5L}));
+        assertThat(target.table(ORDERS).get(new RowKey(new Object[] {2L}))).containsExactly(2L, "moved", "big note");
+        assertThat(target.table(ORDERS).get(new RowKey(new Object[] {5L}))).containsExactly(5L, "moved twice", "other big note");
     }
 
     @Test

@@ -57,7 +57,7 @@ final class InMemoryTarget
             Map<RowKey, List<Object>> filled = new HashMap<>();
             for (RowChange change : tableBatch.changes()) {
                 if (change.hasUnavailableValues()) {
-                    List<Object> current = rows.get(change.key());
+                    List<Object> current = rows.get(change.fillFrom().orElse(change.key()));
                     if (current == null) {
                         throw new SinkException(ErrorCode.DATA, "no target row to fill " + change.key());
                     }

@@ -22,7 +22,7 @@ final class GreenplumDialect
         String distribution = target.distributionKey().isEmpty()
                 ? " DISTRIBUTED RANDOMLY"
                 : " DISTRIBUTED BY (" + String.join(", ", target.distributionKey().stream().map(io.pgsink.copy.SqlIdentifiers::quote).toList()) + ")";
-        return PostgreSqlDialect.createTemporaryTable(stagingName, columns) + " ON COMMIT DELETE ROWS" + distribution;
+        return PostgreSqlDialect.createTemporaryTable(stagingName, columns, target) + " ON COMMIT DELETE ROWS" + distribution;
     }
 
     @Override

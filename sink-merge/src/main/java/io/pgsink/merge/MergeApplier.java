@@ -597,6 +597,13 @@ public final class MergeApplier
             else {
                 writer.writeNull();
             }
+            RowKey fillFrom = full ? change.fillFrom().orElse(null) : null;
+            for (int i = 0; i < plan.fillKeyPosition.length; i++) {
+                int keyPosition = plan.fillKeyPosition[i];
+                // the fill key column has the type of key column keyIndex in the staged columns
+                int keyColumn = plan.source.keyIndex(keyPosition);
+                writeValue(writer, plan, keyColumn, fillFrom == null ? null : fillFrom.value(keyPosition));
+            }
             for (column = 0; column < plan.encoders.length; column++) {
                 Object value;
                 if (full) {

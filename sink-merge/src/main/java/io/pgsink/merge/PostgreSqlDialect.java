@@ -22,14 +22,18 @@ final class PostgreSqlDialect
     @Override
     public String createStagingTable(String stagingName, List<TargetColumn> columns, TargetTable target)
     {
-        return createTemporaryTable(stagingName, columns) + " ON COMMIT DELETE ROWS";
+        return createTemporaryTable(stagingName, columns, target) + " ON COMMIT DELETE ROWS";
     }
 
-    static String createTemporaryTable(String stagingName, List<TargetColumn> columns)
+    static String createTemporaryTable(String stagingName, List<TargetColumn> columns, TargetTable target)
     {
         StringJoiner definitions = new StringJoiner(", ", "CREATE TEMPORARY TABLE " + quote(stagingName) + " (", ")");
         definitions.add(quote(StagingColumns.INSERT) + " boolean NOT NULL");
         definitions.add(quote(StagingColumns.UNAVAILABLE) + " text");
+        for (int i = 0; i < target.primaryKey().size(); i++) {
+            String keyColumn = target.primaryKey().get(i);
+            definitions.add(quote(StagingColumns.fill(i)) + " " + target.column(keyColumn).orElseThrow().declaredType());
+        }
         for (TargetColumn column : columns) {
             definitions.add(quote(column.name()) + " " + column.declaredType());
         }

@@ -14,5 +14,15 @@ final class StagingColumns
      */
     static final String UNAVAILABLE = "__pgsink_unavailable";
 
+    /**
+     * The {@code position}-th primary-key column (in the target's key order) of the key whose
+     * target row fills unavailable values, when it is not the row's own key (its key changed in
+     * the batch); NULL otherwise.
+     */
+    static String fill(int position)
+    {
+        return "__pgsink_fill_" + position;
+    }
+
     private StagingColumns() {}
 }

@@ -55,7 +55,12 @@ final class Statements
             assignments.add(column + " = CASE WHEN substr(" + mask + ", " + (i + 1) + ", 1) = '1' THEN t." + column + " ELSE s." + column + " END");
         }
         assignments.add(quote(StagingColumns.UNAVAILABLE) + " = NULL");
-        return "UPDATE " + quote(stagingName) + " AS s SET " + assignments + " FROM " + qualified(target.id()) + " AS t WHERE " + mask + " IS NOT NULL AND " + keyJoin(target, "t", "s");
+        StringJoiner fillKey = new StringJoiner(" AND ");
+        for (int i = 0; i < target.primaryKey().size(); i++) {
+            String column = quote(target.primaryKey().get(i));
+            fillKey.add("t." + column + " = COALESCE(s." + quote(StagingColumns.fill(i)) + ", s." + column + ")");
+        }
+        return "UPDATE " + quote(stagingName) + " AS s SET " + assignments + " FROM " + qualified(target.id()) + " AS t WHERE " + mask + " IS NOT NULL AND " + fillKey;
     }
 
     /** Staged rows whose unavailable values found no target row to be filled from. */
@@ -66,14 +71,5 @@ final class Statements
             keys.add(quote(column) + "::text");
         }
         return "SELECT " + quote(StagingColumns.UNAVAILABLE) + ", " + keys + " FROM " + quote(stagingName) + " WHERE " + quote(StagingColumns.UNAVAILABLE) + " IS NOT NULL LIMIT 10";
-    }
-
-    static String keyJoin(TargetTable target, String left, String right)
-    {
-        StringJoiner conditions = new StringJoiner(" AND ");
-        for (String column : target.primaryKey()) {
-            conditions.add(left + "." + quote(column) + " = " + right + "." + quote(column));
-        }
-        return conditions.toString();
     }
 }

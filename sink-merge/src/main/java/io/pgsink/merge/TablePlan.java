@@ -30,6 +30,8 @@ final class TablePlan
     final ValueEncoder[] encoders;
     /** For each staged column, its position in the key, or -1. */
     final int[] keyPosition;
+    /** For each fill-key column (target key order), the position in the source key. */
+    final int[] fillKeyPosition;
     final String stagingName;
     final String createStaging;
     /** COPY of final rows straight into the target. */
@@ -53,6 +55,10 @@ final class TablePlan
             encoders[i] = ValueEncoders.forType(columns.get(i).encodingType());
             keyPosition[i] = source.keyColumns().indexOf(columns.get(i).name());
         }
+        this.fillKeyPosition = new int[target.primaryKey().size()];
+        for (int i = 0; i < fillKeyPosition.length; i++) {
+            fillKeyPosition[i] = source.keyColumns().indexOf(target.primaryKey().get(i));
+        }
         this.stagingName = stagingName;
         List<String> names = columns.stream().map(TargetColumn::name).toList();
         this.copyTarget = CopyLoader.copyStatement(Statements.qualified(target.id()), names, format);
@@ -68,6 +74,9 @@ final class TablePlan
             List<String> stagedNames = new ArrayList<>();
             stagedNames.add(StagingColumns.INSERT);
             stagedNames.add(StagingColumns.UNAVAILABLE);
+            for (int i = 0; i < target.primaryKey().size(); i++) {
+                stagedNames.add(StagingColumns.fill(i));
+            }
             stagedNames.addAll(names);
             this.createStaging = dialect.staging().createStagingTable(stagingName, columns, target);
             this.copyStaging = CopyLoader.copyStatement(io.pgsink.copy.SqlIdentifiers.quote(stagingName), stagedNames, format);

@@ -56,7 +56,7 @@ class DeletePlanIT
     void singleColumnKeyDeleteUsesTheIndex()
             throws SQLException
     {
-        List<String> plan = planOfDelete("single", "SELECT false, NULL, g * 37, 'x' FROM generate_series(1, " + BATCH_ROWS + ") g");
+        List<String> plan = planOfDelete("single", "SELECT false, NULL, NULL, g * 37, 'x' FROM generate_series(1, " + BATCH_ROWS + ") g");
         assertIndexDriven(plan, "single");
     }
 
@@ -64,7 +64,7 @@ class DeletePlanIT
     void compositeKeyDeleteUsesTheIndex()
             throws SQLException
     {
-        List<String> plan = planOfDelete("composite", "SELECT false, NULL, (g * 37) % 50, g * 37, 'x' FROM generate_series(1, " + BATCH_ROWS + ") g");
+        List<String> plan = planOfDelete("composite", "SELECT false, NULL, NULL, NULL, (g * 37) % 50, g * 37, 'x' FROM generate_series(1, " + BATCH_ROWS + ") g");
         assertIndexDriven(plan, "composite");
     }
 
@@ -74,8 +74,8 @@ class DeletePlanIT
     {
         // a reused staging table can be large and, after a manual ANALYZE, have statistics that
         // make a hash or merge join look cheap; the statements must not depend on the estimate
-        assertIndexDriven(planOfDelete("single", "SELECT false, NULL, g * 5, 'x' FROM generate_series(1, 100000) g", true), "single");
-        assertIndexDriven(planOfDelete("composite", "SELECT false, NULL, (g * 5) % 50, g * 5, 'x' FROM generate_series(1, 100000) g", true), "composite");
+        assertIndexDriven(planOfDelete("single", "SELECT false, NULL, NULL, g * 5, 'x' FROM generate_series(1, 100000) g", true), "single");
+        assertIndexDriven(planOfDelete("composite", "SELECT false, NULL, NULL, NULL, (g * 5) % 50, g * 5, 'x' FROM generate_series(1, 100000) g", true), "composite");
     }
 
     private List<String> planOfDelete(String table, String stagedRows)

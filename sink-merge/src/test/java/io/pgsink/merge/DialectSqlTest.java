@@ -29,7 +29,8 @@ class DialectSqlTest
     void greenplumStagingIsDistributedLikeTheTarget()
     {
         assertThat(Dialect.GREENPLUM.staging().createStagingTable("pgsink_stage_1_order", ORDERS.columns(), ORDERS)).isEqualTo(
-                "CREATE TEMPORARY TABLE \"pgsink_stage_1_order\" (\"__pgsink_insert\" boolean NOT NULL, \"__pgsink_unavailable\" text, \"tenant\" integer, \"id\" bigint, \"Note\" text)"
+                "CREATE TEMPORARY TABLE \"pgsink_stage_1_order\" (\"__pgsink_insert\" boolean NOT NULL, \"__pgsink_unavailable\" text, \"__pgsink_fill_0\" integer, \"__pgsink_fill_1\" bigint,"
+                        + " \"tenant\" integer, \"id\" bigint, \"Note\" text)"
                         + " ON COMMIT DELETE ROWS DISTRIBUTED BY (\"tenant\")");
         TargetTable random = new TargetTable(ORDERS.id(), ORDERS.columns(), ORDERS.primaryKey(), List.of());
         assertThat(Dialect.GREENPLUM.staging().createStagingTable("s", random.columns(), random)).endsWith(" ON COMMIT DELETE ROWS DISTRIBUTED RANDOMLY");
@@ -75,6 +76,7 @@ class DialectSqlTest
     {
         assertThat(Statements.fillUnavailable(ORDERS, ORDERS.columns(), "stage")).isEqualTo(
                 "UPDATE \"stage\" AS s SET \"Note\" = CASE WHEN substr(s.\"__pgsink_unavailable\", 3, 1) = '1' THEN t.\"Note\" ELSE s.\"Note\" END, \"__pgsink_unavailable\" = NULL"
-                        + " FROM \"Shop\".\"order lines\" AS t WHERE s.\"__pgsink_unavailable\" IS NOT NULL AND t.\"tenant\" = s.\"tenant\" AND t.\"id\" = s.\"id\"");
+                        + " FROM \"Shop\".\"order lines\" AS t WHERE s.\"__pgsink_unavailable\" IS NOT NULL"
+                        + " AND t.\"tenant\" = COALESCE(s.\"__pgsink_fill_0\", s.\"tenant\") AND t.\"id\" = COALESCE(s.\"__pgsink_fill_1\", s.\"id\")");
     }
 }

@@ -209,6 +209,26 @@ class MergeApplierIT
     }
 
     @Test
+    void keyChangeTakesUnchangedToastValuesFromTheOldKeysTargetRow()
+            throws SQLException
+    {
+        schema.execute("CREATE TABLE moved (tenant int, id int, title text, body text, PRIMARY KEY (id, tenant))",
+                "INSERT INTO moved VALUES (1, 1, 'one', repeat('a', 50000)), (1, 2, 'two', repeat('b', 50000)), (1, 3, 'three', repeat('c', 50000))");
+        // the source's key order differs from the target's: (tenant, id) against PRIMARY KEY (id, tenant)
+        TableSchema moved = TableSchema.of(TableId.of("src", "moved"), List.of("tenant", "id", "title", "body"), List.of("tenant", "id"));
+        try (BufferedSink sink = sink(Map.of())) {
+            sink.accept(ChangeEvent.update(moved, new Object[] {1, 1, null, null}, new Object[] {1, 10, "one moved", UnavailableValue.INSTANCE}, at(1), 0));
+            sink.acceptKeyChange(ChangeEvent.delete(moved, new Object[] {1, 2, null, null}, at(2), 0),
+                    ChangeEvent.insert(moved, new Object[] {2, 2, "two moved tenant", UnavailableValue.INSTANCE}, at(2), 0));
+            sink.flush();
+        }
+        assertThat(TestingSink.query(schema, "SELECT tenant, id, title, left(body, 3), length(body) FROM moved ORDER BY tenant, id")).containsExactly(
+                List.of("1", "3", "three", "ccc", "50000"),
+                List.of("1", "10", "one moved", "aaa", "50000"),
+                List.of("2", "2", "two moved tenant", "bbb", "50000"));
+    }
+
+    @Test
     void unchangedToastValueWithoutTargetRowFailsNamingKeyAndColumn()
             throws SQLException
     {
