@@ -4,6 +4,8 @@ import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
 
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static java.util.Objects.requireNonNull;
 
@@ -13,33 +15,53 @@ import static java.util.Objects.requireNonNull;
  * <p>PostgreSQL deletes touched keys with index-driven statements (see {@link PostgreSqlDialect}).
  * Greenplum distributes staging tables like their target so that {@code DELETE ... USING} joins
  * locally on every segment, reuses staging tables (catalog changes are expensive on an MPP
- * cluster), and never uses {@code INSERT ... ON CONFLICT} (Greenplum 6 lacks it).
+ * cluster), and never uses {@code INSERT ... ON CONFLICT} (Greenplum 6 lacks it). One Greenplum
+ * dialect serves Greenplum 6 (PostgreSQL 9.4 based), 7 (12 based) and Apache Cloudberry (14
+ * based): the statements it generates are valid on all three, and their catalogs describe
+ * distribution keys alike ({@code gp_distribution_policy.distkey}, an {@code int2vector}).
+ * Greenplum 5 and older (PostgreSQL 8.x, {@code gp_distribution_policy.attrnums}, no COPY option
+ * lists) are refused.
  */
 public final class Dialect
 {
-    public static final Dialect POSTGRESQL = new Dialect("postgresql", false, new PostgreSqlDialect(), new PostgreSqlDialect(), new PostgreSqlDialect());
-    public static final Dialect GREENPLUM = new Dialect("greenplum", true, new GreenplumDialect(), new GreenplumDialect(), new GreenplumDialect());
+    public static final Dialect POSTGRESQL = new Dialect("postgresql", false, new PostgreSqlDialect(), new PostgreSqlDialect(), new PostgreSqlDialect(), new PostgreSqlDialect());
+    public static final Dialect GREENPLUM = new Dialect("greenplum", true, new GreenplumDialect(), new GreenplumDialect(), new GreenplumDialect(), new GreenplumDialect());
+
+    /** The oldest Greenplum major version pgsink writes to. */
+    static final int MIN_GREENPLUM_VERSION = 6;
+    private static final Pattern GREENPLUM_VERSION = Pattern.compile("Greenplum Database (\\d+)\\.");
 
     private final String name;
     private final boolean greenplum;
     private final StagingSql staging;
     private final DeleteSql delete;
     private final OffsetSql offsets;
+    private final DistributionSql distribution;
 
-    private Dialect(String name, boolean greenplum, StagingSql staging, DeleteSql delete, OffsetSql offsets)
+    private Dialect(String name, boolean greenplum, StagingSql staging, DeleteSql delete, OffsetSql offsets, DistributionSql distribution)
     {
         this.name = requireNonNull(name, "name is null");
         this.greenplum = greenplum;
         this.staging = requireNonNull(staging, "staging is null");
         this.delete = requireNonNull(delete, "delete is null");
         this.offsets = requireNonNull(offsets, "offsets is null");
+        this.distribution = requireNonNull(distribution, "distribution is null");
     }
 
-    /** Picks the dialect from the output of {@code SELECT version()}: Greenplum 6/7 and Apache Cloudberry are Greenplum. */
+    /**
+     * Picks the dialect from the output of {@code SELECT version()}: Greenplum 6/7 and Apache
+     * Cloudberry (also as "Cloudberry Database", its name before Apache) are Greenplum.
+     *
+     * @throws SinkException ({@link ErrorCode#CONFIG}) for Greenplum 5 and older
+     */
     public static Dialect fromVersion(String version)
     {
         String lower = version.toLowerCase(Locale.ROOT);
-        if (lower.contains("greenplum") || lower.contains("cloudberry")) {
+        if (lower.contains("cloudberry")) {
+            return GREENPLUM;
+        }
+        if (lower.contains("greenplum")) {
+            checkGreenplumVersion(version);
             return GREENPLUM;
         }
         return POSTGRESQL;
@@ -51,9 +73,22 @@ public final class Dialect
         return switch (setting) {
             case "auto" -> fromVersion(version);
             case "postgresql" -> POSTGRESQL;
-            case "greenplum" -> GREENPLUM;
+            case "greenplum" -> {
+                checkGreenplumVersion(version);
+                yield GREENPLUM;
+            }
             default -> throw new SinkException(ErrorCode.CONFIG, "Invalid value '" + setting + "' for configuration target.dialect: must be one of auto, postgresql, greenplum");
         };
+    }
+
+    private static void checkGreenplumVersion(String version)
+    {
+        Matcher matcher = GREENPLUM_VERSION.matcher(version);
+        if (matcher.find() && Integer.parseInt(matcher.group(1)) < MIN_GREENPLUM_VERSION) {
+            throw new SinkException(ErrorCode.CONFIG, "The target is Greenplum " + matcher.group(1) + " (version() says '" + version + "'), which pgsink does not support:"
+                    + " it needs Greenplum " + MIN_GREENPLUM_VERSION + " or later, or Apache Cloudberry (Greenplum " + matcher.group(1)
+                    + " is based on PostgreSQL 8 and lacks the COPY options and catalog columns pgsink uses).");
+        }
     }
 
     public String name()
@@ -79,6 +114,11 @@ public final class Dialect
     OffsetSql offsets()
     {
         return offsets;
+    }
+
+    DistributionSql distribution()
+    {
+        return distribution;
     }
 
     @Override

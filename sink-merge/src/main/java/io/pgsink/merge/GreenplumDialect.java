@@ -10,19 +10,34 @@ import static io.pgsink.copy.SqlIdentifiers.quote;
  *
  * <p>The staging table is distributed by the target's distribution key, so the {@code DELETE ...
  * USING} join finds every key on the segment that holds it, without moving rows; a randomly
- * distributed target gets a randomly distributed staging table (the join then redistributes). No
- * {@code ON CONFLICT}: the offsets row is updated and inserted only when no row was updated.
+ * distributed or replicated target gets a randomly distributed staging table (the join then moves
+ * rows). No {@code ON CONFLICT}: the offsets row is updated and inserted only when no row was
+ * updated. The same statements serve Greenplum 6 (PostgreSQL 9.4 syntax: no {@code ON CONFLICT},
+ * no {@code ADD COLUMN IF NOT EXISTS}), Greenplum 7 and Apache Cloudberry; in
+ * {@code CREATE TABLE} the {@code ON COMMIT} clause comes before {@code DISTRIBUTED BY} on all
+ * three.
  */
 final class GreenplumDialect
-        implements StagingSql, DeleteSql, OffsetSql
+        implements StagingSql, DeleteSql, OffsetSql, DistributionSql
 {
     @Override
     public String createStagingTable(String stagingName, List<TargetColumn> columns, TargetTable target)
     {
-        String distribution = target.distributionKey().isEmpty()
-                ? " DISTRIBUTED RANDOMLY"
-                : " DISTRIBUTED BY (" + String.join(", ", target.distributionKey().stream().map(io.pgsink.copy.SqlIdentifiers::quote).toList()) + ")";
-        return PostgreSqlDialect.createTemporaryTable(stagingName, columns, target) + " ON COMMIT DELETE ROWS" + distribution;
+        return PostgreSqlDialect.createTemporaryTable(stagingName, columns, target) + " ON COMMIT DELETE ROWS" + distributedBy(target.distributionKey());
+    }
+
+    /** Tables with a key are hash-distributed by it; tables without one round-robin. */
+    @Override
+    public String distributedBy(List<String> columns)
+    {
+        if (columns.isEmpty()) {
+            return " DISTRIBUTED RANDOMLY";
+        }
+        StringJoiner list = new StringJoiner(", ", " DISTRIBUTED BY (", ")");
+        for (String column : columns) {
+            list.add(quote(column));
+        }
+        return list.toString();
     }
 
     @Override
@@ -40,7 +55,7 @@ final class GreenplumDialect
     {
         return "CREATE TABLE IF NOT EXISTS " + qualifiedOffsetsTable
                 + " (sink_name text NOT NULL, source_partition text NOT NULL, source_offset text NOT NULL, updated_at timestamp with time zone NOT NULL,"
-                + " PRIMARY KEY (sink_name, source_partition)) DISTRIBUTED BY (sink_name, source_partition)";
+                + " PRIMARY KEY (sink_name, source_partition))" + distributedBy(List.of("sink_name", "source_partition"));
     }
 
     @Override

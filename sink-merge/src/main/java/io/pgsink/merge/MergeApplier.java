@@ -554,6 +554,9 @@ public final class MergeApplier
         catch (CopyRejectedException e) {
             RowChange change = nthMatching(changes, filter, e.row());
             if (change == null) {
+                if (freshKeysTrusted && SqlErrors.UNIQUE_VIOLATION.equals(e.getSQLState())) {
+                    throw new FreshKeyConflict(plan.target.id(), null);
+                }
                 throw e;
             }
             if (freshKeysTrusted && SqlErrors.UNIQUE_VIOLATION.equals(e.getSQLState())) {
@@ -564,6 +567,13 @@ public final class MergeApplier
                 throw e;
             }
             throw new RowRejectedException(code, batch.table(), plan.target.id(), change, SqlErrors.copyColumn(e), SqlErrors.describe(e), e);
+        }
+        catch (SQLException e) {
+            // Greenplum segments may not say which COPY line broke the unique index
+            if (freshKeysTrusted && SqlErrors.UNIQUE_VIOLATION.equals(e.getSQLState())) {
+                throw new FreshKeyConflict(plan.target.id(), null);
+            }
+            throw e;
         }
     }
 
@@ -822,13 +832,13 @@ public final class MergeApplier
             extends RuntimeException
     {
         final TableId table;
-        final RowKey key;
+        final String key;
 
-        FreshKeyConflict(TableId table, RowKey key)
+        FreshKeyConflict(TableId table, @Nullable RowKey key)
         {
             super("key " + key + " of " + table + " exists already", null, false, false);
             this.table = table;
-            this.key = key;
+            this.key = key == null ? "(not named by the server)" : key.toString();
         }
     }
 }

@@ -17,7 +17,7 @@ import static io.pgsink.copy.SqlIdentifiers.quote;
  * set-returning function at a handful of rows, so it probes the index in a nested loop.
  */
 final class PostgreSqlDialect
-        implements StagingSql, DeleteSql, OffsetSql
+        implements StagingSql, DeleteSql, OffsetSql, DistributionSql
 {
     @Override
     public String createStagingTable(String stagingName, List<TargetColumn> columns, TargetTable target)
@@ -65,6 +65,12 @@ final class PostgreSqlDialect
         }
         return "DELETE FROM " + table + " AS t USING (SELECT " + aggregates + " FROM " + quote(stagingName) + ") AS a, "
                 + "unnest(" + unnestArguments + ") AS u(" + unnestColumns + ") WHERE " + conditions;
+    }
+
+    @Override
+    public String distributedBy(List<String> columns)
+    {
+        return "";
     }
 
     @Override

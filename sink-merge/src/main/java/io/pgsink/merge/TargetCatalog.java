@@ -17,6 +17,16 @@ import java.util.Optional;
  * Reads target tables from {@code pg_catalog}. The queries work on PostgreSQL 9.4+ and therefore on
  * Greenplum 6 (PostgreSQL 9.4 based) and 7, which is why they use {@code generate_subscripts}
  * rather than {@code array_position}.
+ *
+ * <p>Greenplum 6, 7 and Apache Cloudberry describe a table's distribution in
+ * {@code gp_distribution_policy(localoid, policytype, numsegments, distkey int2vector, distclass)}:
+ * {@code distkey} lists the distribution-key attribute numbers in key order, and is empty for
+ * randomly distributed ({@code policytype 'p'}) and replicated ({@code 'r'}) tables. An
+ * {@code int2vector} is an array of {@code int2} to {@code generate_subscripts} and subscripting,
+ * as {@code pg_index.indkey} is in the primary-key query. (Greenplum 5 had
+ * {@code attrnums int2[]} instead; {@link Dialect} refuses it.) The name is left unqualified: on
+ * Greenplum {@code pg_catalog} is searched first, so no user table can shadow it, while tests of
+ * the Greenplum dialect on PostgreSQL can stand a table of that shape in for it.
  */
 final class TargetCatalog
 {

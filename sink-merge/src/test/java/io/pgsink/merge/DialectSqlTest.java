@@ -1,15 +1,34 @@
 package io.pgsink.merge;
 
+import io.pgsink.core.ColumnSchema;
+import io.pgsink.core.ErrorCode;
+import io.pgsink.core.SinkConfig;
+import io.pgsink.core.SinkException;
 import io.pgsink.core.TableId;
+import io.pgsink.core.TableSchema;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The generated SQL per dialect; Greenplum is covered here since no Greenplum runs in CI. */
 class DialectSqlTest
 {
+    /** {@code SELECT version()} of each Greenplum the dialect serves, as those servers print it. */
+    private static final String GREENPLUM_6 = "PostgreSQL 9.4.26 (Greenplum Database 6.27.1 build commit:6f4b6dd5a5d4b8f1e1d2c0a4a3d1b7f2c9e8a7b6) on x86_64-unknown-linux-gnu,"
+            + " compiled by gcc (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0, 64-bit compiled on Jan 10 2025 10:00:00";
+    private static final String GREENPLUM_7 = "PostgreSQL 12.12 (Greenplum Database 7.1.0 build commit:e7c2b1a2f3d4c5b6a7980a1b2c3d4e5f6a7b8c9d) on x86_64-pc-linux-gnu,"
+            + " compiled by gcc (GCC) 11.4.0, 64-bit compiled on Feb 1 2024 10:00:00";
+    private static final String CLOUDBERRY_1 = "PostgreSQL 14.4 (Cloudberry Database 1.6.0 build 1) on x86_64-pc-linux-gnu, compiled by gcc (GCC) 10.2.1 20210130 (Red Hat 10.2.1-11), 64-bit";
+    private static final String CLOUDBERRY_2 = "PostgreSQL 14.4 (Apache Cloudberry 2.0.0-incubating build 1) on aarch64-unknown-linux-gnu, compiled by gcc (GCC) 11.5.0 20240719 (Red Hat 11.5.0-11), 64-bit";
+
     private static final TargetTable ORDERS = new TargetTable(TableId.of("Shop", "order lines"),
             List.of(new TargetColumn("tenant", "integer", "int4", true), new TargetColumn("id", "bigint", "int8", true), new TargetColumn("Note", "text", "text", false)),
             List.of("tenant", "id"),
@@ -23,6 +42,126 @@ class DialectSqlTest
         assertThat(Dialect.fromVersion("PostgreSQL 12.12 (Greenplum Database 7.1.0 build commit:def) on x86_64-pc-linux-gnu")).isSameAs(Dialect.GREENPLUM);
         assertThat(Dialect.fromVersion("PostgreSQL 14.4 (Apache Cloudberry 2.0.0-incubating build 1) on x86_64-pc-linux-gnu")).isSameAs(Dialect.GREENPLUM);
         assertThat(Dialect.forSetting("postgresql", "Greenplum Database 6")).isSameAs(Dialect.POSTGRESQL);
+        for (String version : List.of(GREENPLUM_6, GREENPLUM_7, CLOUDBERRY_1, CLOUDBERRY_2)) {
+            assertThat(Dialect.fromVersion(version)).as(version).isSameAs(Dialect.GREENPLUM);
+            assertThat(Dialect.forSetting("auto", version)).as(version).isSameAs(Dialect.GREENPLUM);
+            assertThat(Dialect.forSetting("greenplum", version)).as(version).isSameAs(Dialect.GREENPLUM);
+        }
+        // a forced Greenplum dialect on a server that does not say what it is
+        assertThat(Dialect.forSetting("greenplum", "PostgreSQL 15.20")).isSameAs(Dialect.GREENPLUM);
+    }
+
+    @Test
+    void refusesGreenplumOlderThanSix()
+    {
+        String greenplum5 = "PostgreSQL 8.3.23 (Greenplum Database 5.29.10 build commit:a1b2c3) on x86_64-pc-linux-gnu, compiled by GCC gcc (GCC) 6.4.0, 64-bit compiled on Nov 2 2022";
+        for (String setting : List.of("auto", "greenplum")) {
+            assertThatThrownBy(() -> Dialect.forSetting(setting, greenplum5))
+                    .isInstanceOf(SinkException.class)
+                    .hasMessageStartingWith("The target is Greenplum 5 (version() says 'PostgreSQL 8.3.23 (Greenplum Database 5.29.10")
+                    .hasMessageContaining("it needs Greenplum 6 or later, or Apache Cloudberry")
+                    .extracting(e -> ((SinkException) e).errorCode()).isEqualTo(ErrorCode.CONFIG);
+        }
+        assertThatThrownBy(() -> Dialect.fromVersion("PostgreSQL 8.2.15 (Greenplum Database 4.3.33.7 build 1)")).hasMessageStartingWith("The target is Greenplum 4 ");
+        // 6 and later, 10 and later too: the major version is compared as a number
+        assertThat(Dialect.fromVersion("PostgreSQL 16.1 (Greenplum Database 10.0.0 build dev)")).isSameAs(Dialect.GREENPLUM);
+    }
+
+    /**
+     * Every statement pgsink sends to a Greenplum target, for each version: one dialect serves them
+     * all, so the statements must be the same, valid PostgreSQL 9.4 syntax (Greenplum 6) and free of
+     * anything Greenplum lacks.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {GREENPLUM_6, GREENPLUM_7, CLOUDBERRY_1, CLOUDBERRY_2})
+    void everyGreenplumStatementForEachVersion(String version)
+    {
+        Dialect dialect = Dialect.fromVersion(version);
+        List<String> statements = new ArrayList<>();
+
+        String staging = dialect.staging().createStagingTable("pgsink_stage_1_order_lines", ORDERS.columns(), ORDERS);
+        assertThat(staging).isEqualTo(
+                "CREATE TEMPORARY TABLE \"pgsink_stage_1_order_lines\" (\"__pgsink_insert\" boolean NOT NULL, \"__pgsink_unavailable\" text, \"__pgsink_fill_0\" integer, \"__pgsink_fill_1\" bigint,"
+                        + " \"tenant\" integer, \"id\" bigint, \"Note\" text) ON COMMIT DELETE ROWS DISTRIBUTED BY (\"tenant\")");
+        statements.add(staging);
+
+        String delete = dialect.delete().deleteTouchedKeys(ORDERS, "pgsink_stage_1_order_lines");
+        assertThat(delete).isEqualTo(
+                "DELETE FROM \"Shop\".\"order lines\" AS t USING \"pgsink_stage_1_order_lines\" AS s WHERE t.\"tenant\" = s.\"tenant\" AND t.\"id\" = s.\"id\"");
+        statements.add(delete);
+
+        String insert = Statements.insertFromStaging(ORDERS.id(), ORDERS.columns(), "pgsink_stage_1_order_lines");
+        assertThat(insert).isEqualTo(
+                "INSERT INTO \"Shop\".\"order lines\" (\"tenant\", \"id\", \"Note\") SELECT \"tenant\", \"id\", \"Note\" FROM \"pgsink_stage_1_order_lines\" WHERE \"__pgsink_insert\"");
+        statements.add(insert);
+
+        // the fill never assigns a key column, so never a distribution-key column (Greenplum 6 cannot update those in a join)
+        String fill = Statements.fillUnavailable(ORDERS, ORDERS.columns(), "pgsink_stage_1_order_lines");
+        assertThat(fill.substring(0, fill.indexOf(" FROM "))).doesNotContain("\"tenant\" =", "\"id\" =");
+        statements.add(fill);
+        statements.add(Statements.unfilledRows(ORDERS, "pgsink_stage_1_order_lines"));
+        statements.add(Statements.truncate(ORDERS.id()));
+
+        String offsets = dialect.offsets().createOffsetsTable("\"meta\".\"pgsink_offsets\"");
+        assertThat(offsets).isEqualTo("CREATE TABLE IF NOT EXISTS \"meta\".\"pgsink_offsets\" (sink_name text NOT NULL, source_partition text NOT NULL, source_offset text NOT NULL,"
+                + " updated_at timestamp with time zone NOT NULL, PRIMARY KEY (sink_name, source_partition)) DISTRIBUTED BY (\"sink_name\", \"source_partition\")");
+        statements.add(offsets);
+        statements.addAll(dialect.offsets().storeOffset("\"meta\".\"pgsink_offsets\""));
+
+        TableSchema keyed = new TableSchema(TableId.of("src", "order lines"), List.of(column("tenant", "int4"), column("id", "int8"), column("Note", "text")), List.of("tenant", "id"));
+        List<String> create = SchemaEvolution.createTable(TableId.of("Shop", "order lines"), keyed, dialect);
+        assertThat(create.get(1)).isEqualTo("CREATE TABLE IF NOT EXISTS \"Shop\".\"order lines\" (\"tenant\" int4 NOT NULL, \"id\" int8 NOT NULL, \"Note\" text,"
+                + " PRIMARY KEY (\"tenant\", \"id\")) DISTRIBUTED BY (\"tenant\", \"id\")");
+        statements.addAll(create);
+        TableSchema keyless = new TableSchema(TableId.of("src", "log"), List.of(column("line", "text")), List.of());
+        assertThat(SchemaEvolution.createTable(TableId.of("Shop", "log"), keyless, dialect).get(1)).endsWith(" (\"line\" text) DISTRIBUTED RANDOMLY");
+        TableSchema wider = new TableSchema(keyed.table(), List.of(column("tenant", "int4"), column("id", "int8"), column("Note", "text"), column("added", "numeric(10,2)")), keyed.keyColumns());
+        List<String> addColumns = SchemaEvolution.addColumns(wider, ORDERS);
+        assertThat(addColumns).containsExactly("ALTER TABLE \"Shop\".\"order lines\" ADD COLUMN \"added\" numeric(10,2)");
+        statements.addAll(addColumns);
+        String deadLetters = DeadLetterTable.createTable("\"meta\".\"pgsink_dead_letters\"", dialect);
+        assertThat(deadLetters).endsWith(" DISTRIBUTED RANDOMLY");
+        statements.add(deadLetters);
+
+        for (String statement : statements) {
+            String upper = statement.toUpperCase(Locale.ROOT);
+            // PostgreSQL 9.5+ (Greenplum 6 is 9.4): ON CONFLICT, array_position, IF NOT EXISTS on columns and indexes
+            assertThat(upper).as(statement).doesNotContain("ON CONFLICT", "ARRAY_POSITION", "COLUMN IF NOT EXISTS", "INDEX IF NOT EXISTS");
+        }
+    }
+
+    @Test
+    void postgresqlTablesAreNotDistributed()
+    {
+        assertThat(Dialect.POSTGRESQL.distribution().distributedBy(List.of("id"))).isEmpty();
+        assertThat(Dialect.POSTGRESQL.distribution().distributedBy(List.of())).isEmpty();
+        assertThat(Dialect.GREENPLUM.distribution().distributedBy(List.of("Id", "a \"b\""))).isEqualTo(" DISTRIBUTED BY (\"Id\", \"a \"\"b\"\"\")");
+        assertThat(Dialect.GREENPLUM.distribution().distributedBy(List.of())).isEqualTo(" DISTRIBUTED RANDOMLY");
+    }
+
+    @Test
+    void greenplumRefusesADistributionKeyOutsideThePrimaryKey()
+    {
+        TargetTable byRegion = new TargetTable(ORDERS.id(),
+                List.of(new TargetColumn("tenant", "integer", "int4", true), new TargetColumn("id", "bigint", "int8", true), new TargetColumn("region", "text", "text", false)),
+                List.of("tenant", "id"),
+                List.of("region"));
+        TableSchema source = TableSchema.of(TableId.of("src", "order lines"), List.of("tenant", "id", "region"), List.of("tenant", "id"));
+        SinkConfig config = SinkConfig.parse(Map.of(SinkConfig.TARGET_URL, "jdbc:postgresql://localhost/dw"));
+        assertThatThrownBy(() -> TablePlan.create(source, byRegion, Dialect.GREENPLUM, config.copyFormat(), false, "stage"))
+                .isInstanceOf(SinkException.class)
+                .hasMessage("Cannot apply changes of \"src\".\"order lines\" to \"Shop\".\"order lines\": the Greenplum distribution key [region] is not part of the primary key [tenant, id],"
+                        + " so a key cannot be located on one segment. Distribute the table by (part of) its primary key.")
+                .extracting(e -> ((SinkException) e).errorCode()).isEqualTo(ErrorCode.SCHEMA_MISMATCH);
+        // the same table is fine on PostgreSQL, and on Greenplum when distributed by part of the key
+        assertThat(TablePlan.create(source, byRegion, Dialect.POSTGRESQL, config.copyFormat(), false, "stage").delete).startsWith("DELETE FROM");
+        TargetTable byTenant = new TargetTable(byRegion.id(), byRegion.columns(), byRegion.primaryKey(), List.of("tenant"));
+        assertThat(TablePlan.create(source, byTenant, Dialect.GREENPLUM, config.copyFormat(), false, "stage").createStaging).endsWith(" DISTRIBUTED BY (\"tenant\")");
+    }
+
+    private static ColumnSchema column(String name, String type)
+    {
+        return new ColumnSchema(name, type, true);
     }
 
     @Test
@@ -50,7 +189,7 @@ class DialectSqlTest
         assertThat(store).containsExactly(
                 "UPDATE \"meta\".\"pgsink_offsets\" SET source_offset = ?, updated_at = now() WHERE sink_name = ? AND source_partition = ?",
                 "INSERT INTO \"meta\".\"pgsink_offsets\" (source_offset, sink_name, source_partition, updated_at) VALUES (?, ?, ?, now())");
-        assertThat(Dialect.GREENPLUM.offsets().createOffsetsTable("o")).endsWith("DISTRIBUTED BY (sink_name, source_partition)");
+        assertThat(Dialect.GREENPLUM.offsets().createOffsetsTable("o")).endsWith("DISTRIBUTED BY (\"sink_name\", \"source_partition\")");
         String all = String.join("\n", store) + Dialect.GREENPLUM.offsets().createOffsetsTable("o")
                 + Dialect.GREENPLUM.staging().createStagingTable("s", ORDERS.columns(), ORDERS)
                 + Dialect.GREENPLUM.delete().deleteTouchedKeys(ORDERS, "s")
@@ -69,6 +208,37 @@ class DialectSqlTest
                 "DELETE FROM \"Shop\".\"order lines\" AS t USING (SELECT array_agg(\"tenant\") AS k0, array_agg(\"id\") AS k1 FROM \"stage\") AS a,"
                         + " unnest(a.k0, a.k1) AS u(k0, k1) WHERE t.\"tenant\" = u.k0 AND t.\"id\" = u.k1");
         assertThat(Dialect.POSTGRESQL.offsets().storeOffset("o").get(0)).contains("ON CONFLICT (sink_name, source_partition) DO UPDATE");
+    }
+
+    @Test
+    void greenplumToastFillJoinsOnTheKeyAndLeavesTheDistributionKeyAlone()
+    {
+        // Greenplum runs the same UPDATE ... FROM on a staging table distributed like the target
+        String staging = Dialect.GREENPLUM.staging().createStagingTable("stage", ORDERS.columns(), ORDERS);
+        assertThat(staging)
+                .contains("\"__pgsink_unavailable\" text, \"__pgsink_fill_0\" integer, \"__pgsink_fill_1\" bigint,")
+                .endsWith(" DISTRIBUTED BY (\"tenant\")");
+        String fill = Statements.fillUnavailable(ORDERS, ORDERS.columns(), "stage");
+        assertThat(fill).isEqualTo(
+                "UPDATE \"stage\" AS s SET \"Note\" = CASE WHEN substr(s.\"__pgsink_unavailable\", 3, 1) = '1' THEN t.\"Note\" ELSE s.\"Note\" END, \"__pgsink_unavailable\" = NULL"
+                        + " FROM \"Shop\".\"order lines\" AS t WHERE s.\"__pgsink_unavailable\" IS NOT NULL"
+                        + " AND t.\"tenant\" = COALESCE(s.\"__pgsink_fill_0\", s.\"tenant\") AND t.\"id\" = COALESCE(s.\"__pgsink_fill_1\", s.\"id\")");
+        // Greenplum 5 cannot assign a distribution-key column in an UPDATE, 6 and later do it as a
+        // split update (delete + insert across segments): the fill never assigns one
+        String assignments = fill.substring(fill.indexOf(" SET ") + " SET ".length(), fill.indexOf(" FROM "));
+        for (String column : ORDERS.distributionKey()) {
+            assertThat(assignments).doesNotContain("\"" + column + "\" =");
+        }
+
+        // a table spread randomly, and one with a key of one column, fill the same way
+        TargetTable random = new TargetTable(TableId.of("s", "blobs"),
+                List.of(new TargetColumn("id", "bigint", "int8", true), new TargetColumn("body", "bytea", "bytea", false), new TargetColumn("doc", "jsonb", "jsonb", false)),
+                List.of("id"), List.of());
+        assertThat(Dialect.GREENPLUM.staging().createStagingTable("stage", random.columns(), random)).endsWith(" DISTRIBUTED RANDOMLY");
+        assertThat(Statements.fillUnavailable(random, random.columns(), "stage")).isEqualTo(
+                "UPDATE \"stage\" AS s SET \"body\" = CASE WHEN substr(s.\"__pgsink_unavailable\", 2, 1) = '1' THEN t.\"body\" ELSE s.\"body\" END,"
+                        + " \"doc\" = CASE WHEN substr(s.\"__pgsink_unavailable\", 3, 1) = '1' THEN t.\"doc\" ELSE s.\"doc\" END, \"__pgsink_unavailable\" = NULL"
+                        + " FROM \"s\".\"blobs\" AS t WHERE s.\"__pgsink_unavailable\" IS NOT NULL AND t.\"id\" = COALESCE(s.\"__pgsink_fill_0\", s.\"id\")");
     }
 
     @Test

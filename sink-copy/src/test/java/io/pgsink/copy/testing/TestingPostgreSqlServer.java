@@ -45,6 +45,17 @@ public final class TestingPostgreSqlServer
         return instance;
     }
 
+    /**
+     * Another server speaking the PostgreSQL protocol that a test started itself, such as a
+     * Greenplum container, with the same schema handling as the shared one.
+     */
+    public static TestingPostgreSqlServer of(String jdbcUrl, Properties properties)
+    {
+        Properties copy = new Properties();
+        copy.putAll(properties);
+        return new TestingPostgreSqlServer(jdbcUrl, copy);
+    }
+
     private static TestingPostgreSqlServer start()
     {
         String url = System.getenv(URL_ENVIRONMENT_VARIABLE);

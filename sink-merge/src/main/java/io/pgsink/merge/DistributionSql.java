@@ -1,0 +1,17 @@
+package io.pgsink.merge;
+
+import java.util.List;
+
+/**
+ * How a dialect spreads a table it creates over the cluster: the clause that ends its
+ * {@code CREATE TABLE}. Staging tables, the offsets table and tables created for
+ * {@code schema.evolution} all take it from here.
+ */
+interface DistributionSql
+{
+    /**
+     * The clause, with a leading space, that distributes a new table by {@code columns} (in that
+     * order; empty for no key), or the empty string where tables are not distributed.
+     */
+    String distributedBy(List<String> columns);
+}
