@@ -1,0 +1,222 @@
+package io.pgsink.connector.kafka;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.json.JsonConverter;
+import org.jetbrains.annotations.Nullable;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Writes the change events of one table to a Kafka topic as the Debezium PostgreSQL connector
+ * (3.x) does with {@code JsonConverter} and {@code schemas.enable=true}: key struct
+ * {@code <prefix>.<schema>.<table>.Key} of the primary-key columns, value envelope
+ * {@code <prefix>.<schema>.<table>.Envelope} with {@code before}, {@code after}, {@code source}
+ * ({@code io.debezium.connector.postgresql.Source}), {@code transaction}, {@code op},
+ * {@code ts_ms}, {@code ts_us}, {@code ts_ns}; a tombstone (key, null value) after each delete;
+ * truncates ({@code op=t}) without a key. Records go to the partition the test names, as a
+ * key-hashing producer would put one key's records into one partition.
+ */
+final class DebeziumTopic
+{
+    static final Schema SOURCE = SchemaBuilder.struct().name("io.debezium.connector.postgresql.Source")
+            .field("version", Schema.STRING_SCHEMA)
+            .field("connector", Schema.STRING_SCHEMA)
+            .field("name", Schema.STRING_SCHEMA)
+            .field("ts_ms", Schema.INT64_SCHEMA)
+            .field("snapshot", SchemaBuilder.string().optional().name("io.debezium.data.Enum").version(1)
+                    .parameter("allowed", "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental").defaultValue("false").build())
+            .field("db", Schema.STRING_SCHEMA)
+            .field("sequence", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("ts_us", Schema.OPTIONAL_INT64_SCHEMA)
+            .field("ts_ns", Schema.OPTIONAL_INT64_SCHEMA)
+            .field("schema", Schema.STRING_SCHEMA)
+            .field("table", Schema.STRING_SCHEMA)
+            .field("txId", Schema.OPTIONAL_INT64_SCHEMA)
+            .field("lsn", Schema.OPTIONAL_INT64_SCHEMA)
+            .field("xmin", Schema.OPTIONAL_INT64_SCHEMA)
+            .build();
+    static final Schema TRANSACTION = SchemaBuilder.struct().optional().name("event.block").version(1)
+            .field("id", Schema.STRING_SCHEMA)
+            .field("total_order", Schema.INT64_SCHEMA)
+            .field("data_collection_order", Schema.INT64_SCHEMA)
+            .build();
+
+    private final String prefix;
+    private final String schema;
+    private final String table;
+    private final String topic;
+    @Nullable
+    private final Schema keySchema;
+    private final Schema rowSchema;
+    private final Schema envelopeSchema;
+    private final JsonConverter keys = converter(true);
+    private final JsonConverter values = converter(false);
+    private final Map<Integer, Long> lastOffsets = new HashMap<>();
+    private long lsn = 100_000;
+    private long transaction = 700;
+
+    /**
+     * @param keyColumns the primary-key columns, in key order; empty for a table without a key
+     * @param columns the row's fields, as Debezium builds them (logical types, optional when nullable)
+     */
+    DebeziumTopic(String prefix, String schema, String table, List<String> keyColumns, List<Field> columns)
+    {
+        this.prefix = prefix;
+        this.schema = schema;
+        this.table = table;
+        this.topic = prefix + "." + schema + "." + table;
+        String name = prefix + "." + schema + "." + table;
+        SchemaBuilder row = SchemaBuilder.struct().name(name + ".Value").optional();
+        for (Field column : columns) {
+            row.field(column.name(), column.schema());
+        }
+        this.rowSchema = row.build();
+        if (keyColumns.isEmpty()) {
+            this.keySchema = null;
+        }
+        else {
+            SchemaBuilder key = SchemaBuilder.struct().name(name + ".Key");
+            for (String column : keyColumns) {
+                key.field(column, rowSchema.field(column).schema());
+            }
+            this.keySchema = key.build();
+        }
+        this.envelopeSchema = SchemaBuilder.struct().name(name + ".Envelope").version(2)
+                .field("before", rowSchema)
+                .field("after", rowSchema)
+                .field("source", SOURCE)
+                .field("transaction", TRANSACTION)
+                .field("op", Schema.STRING_SCHEMA)
+                .field("ts_ms", Schema.OPTIONAL_INT64_SCHEMA)
+                .field("ts_us", Schema.OPTIONAL_INT64_SCHEMA)
+                .field("ts_ns", Schema.OPTIONAL_INT64_SCHEMA)
+                .build();
+    }
+
+    private static JsonConverter converter(boolean key)
+    {
+        JsonConverter converter = new JsonConverter();
+        converter.configure(Map.of("schemas.enable", "true"), key);
+        return converter;
+    }
+
+    String topic()
+    {
+        return topic;
+    }
+
+    Struct row(Object... namesAndValues)
+    {
+        Struct row = new Struct(rowSchema);
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            row.put((String) namesAndValues[i], namesAndValues[i + 1]);
+        }
+        return row;
+    }
+
+    /** The highest offset written per partition. */
+    Map<Integer, Long> lastOffsets()
+    {
+        return Map.copyOf(lastOffsets);
+    }
+
+    void read(KafkaProducer<byte[], byte[]> producer, int partition, Struct after)
+    {
+        send(producer, partition, keyOf(after), envelope("r", null, after, "true"));
+    }
+
+    void insert(KafkaProducer<byte[], byte[]> producer, int partition, Struct after)
+    {
+        send(producer, partition, keyOf(after), envelope("c", null, after, "false"));
+    }
+
+    void update(KafkaProducer<byte[], byte[]> producer, int partition, @Nullable Struct before, Struct after)
+    {
+        send(producer, partition, keyOf(after), envelope("u", before, after, "false"));
+    }
+
+    /** A delete and the tombstone Debezium writes after it ({@code tombstones.on.delete=true}, its default). */
+    void delete(KafkaProducer<byte[], byte[]> producer, int partition, Struct before)
+    {
+        Struct key = keyOf(before);
+        send(producer, partition, key, envelope("d", before, null, "false"));
+        send(producer, partition, key, null);
+    }
+
+    void truncate(KafkaProducer<byte[], byte[]> producer, int partition)
+    {
+        send(producer, partition, null, envelope("t", null, null, "false"));
+    }
+
+    @Nullable
+    private Struct keyOf(Struct row)
+    {
+        if (keySchema == null) {
+            return null;
+        }
+        Struct key = new Struct(keySchema);
+        for (Field field : keySchema.fields()) {
+            key.put(field, row.get(field.name()));
+        }
+        return key;
+    }
+
+    private Struct envelope(String op, @Nullable Struct before, @Nullable Struct after, String snapshot)
+    {
+        long now = System.currentTimeMillis();
+        lsn += 64;
+        transaction++;
+        Struct source = new Struct(SOURCE)
+                .put("version", "3.6.3.Final")
+                .put("connector", "postgresql")
+                .put("name", prefix)
+                .put("ts_ms", now - 5)
+                .put("snapshot", snapshot)
+                .put("db", "shop")
+                .put("sequence", "[null,\"" + lsn + "\"]")
+                .put("ts_us", (now - 5) * 1000)
+                .put("ts_ns", (now - 5) * 1_000_000)
+                .put("schema", schema)
+                .put("table", table)
+                .put("txId", transaction)
+                .put("lsn", lsn)
+                .put("xmin", null);
+        return new Struct(envelopeSchema)
+                .put("before", before)
+                .put("after", after)
+                .put("source", source)
+                .put("transaction", null)
+                .put("op", op)
+                .put("ts_ms", now)
+                .put("ts_us", now * 1000)
+                .put("ts_ns", now * 1_000_000);
+    }
+
+    private void send(KafkaProducer<byte[], byte[]> producer, int partition, @Nullable Struct key, @Nullable Struct value)
+    {
+        byte[] keyBytes = key == null ? null : keys.fromConnectData(topic, keySchema, key);
+        byte[] valueBytes = value == null ? null : values.fromConnectData(topic, envelopeSchema, value);
+        try {
+            RecordMetadata written = producer.send(new ProducerRecord<>(topic, partition, keyBytes, valueBytes)).get(30, TimeUnit.SECONDS);
+            lastOffsets.merge(partition, written.offset(), Math::max);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("Cannot write to " + topic + " partition " + partition, e);
+        }
+    }
+}

@@ -1,0 +1,434 @@
+package io.pgsink.connector.kafka;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pgsink.copy.testing.TestingPostgreSqlServer;
+import io.pgsink.copy.testing.TestingSchema;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
+import org.jetbrains.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipInputStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
+
+/**
+ * Exactly-once across crashes: the connector, installed from the plugin archive the build makes
+ * ({@code target/pgsink-kafka-connect-*.zip}) into a Kafka Connect worker running as a process of
+ * its own, is killed with SIGKILL twice while changes stream in (mid-flush, with Kafka's committed
+ * offsets behind the target), and a new worker takes over each time. At the end the target holds
+ * every change exactly once: an append-only ledger (where a replayed record would be a duplicate
+ * row) has each entry once, and a keyed table equals the source's final state.
+ */
+@TestInstance(PER_CLASS)
+class KafkaConnectCrashIT
+{
+    static {
+        System.setProperty("org.slf4j.simpleLogger.log.kafka", "warn");
+        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "warn");
+        System.setProperty("org.slf4j.simpleLogger.log.state.change.logger", "warn");
+    }
+
+    private static final String CONNECTOR = "crash";
+    private static final int PARTITIONS = 3;
+    private static final int CHANGES = 4000;
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
+    private static final List<Field> ACCOUNT = List.of(
+            new Field("id", 0, Schema.INT64_SCHEMA),
+            new Field("balance", 1, Schema.OPTIONAL_INT64_SCHEMA),
+            new Field("version", 2, Schema.OPTIONAL_INT64_SCHEMA));
+    private static final List<Field> LEDGER = List.of(
+            new Field("id", 0, Schema.INT64_SCHEMA),
+            new Field("account", 1, Schema.OPTIONAL_INT64_SCHEMA),
+            new Field("amount", 2, Schema.OPTIONAL_INT64_SCHEMA));
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final ObjectMapper json = new ObjectMapper();
+    private final List<Process> workers = new ArrayList<>();
+    private EmbeddedKafkaCluster kafka;
+    private TestingSchema schema;
+    private Path buildDirectory;
+    private Path pluginPath;
+
+    @BeforeAll
+    void start()
+            throws Exception
+    {
+        buildDirectory = Paths.get(System.getenv().getOrDefault("PGSINK_BUILD_DIRECTORY", "target")).toAbsolutePath();
+        pluginPath = installPlugin();
+        schema = TestingPostgreSqlServer.get().createSchema("kafka_crash");
+        schema.execute("CREATE TABLE accounts (id bigint PRIMARY KEY, balance bigint, version bigint)", "CREATE TABLE ledger (id bigint NOT NULL, account bigint, amount bigint)");
+        kafka = new EmbeddedKafkaCluster(1, new Properties());
+        kafka.start();
+    }
+
+    @AfterAll
+    void stop()
+            throws Exception
+    {
+        for (Process worker : workers) {
+            worker.destroyForcibly().waitFor();
+        }
+        if (kafka != null) {
+            kafka.stop();
+        }
+        if (schema != null) {
+            schema.close();
+        }
+    }
+
+    /** Unzips the plugin archive as a user would, into a directory on the worker's plugin.path. */
+    private Path installPlugin()
+            throws IOException
+    {
+        Path archive;
+        try (Stream<Path> files = Files.list(buildDirectory)) {
+            archive = files.filter(file -> file.getFileName().toString().matches("pgsink-kafka-connect-.*\\.zip")).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("No plugin archive pgsink-kafka-connect-*.zip in " + buildDirectory + ": run mvn package (or verify) first"));
+        }
+        Path plugins = Files.createTempDirectory(buildDirectory, "connect-plugins");
+        try (ZipInputStream zip = new ZipInputStream(Files.newInputStream(archive))) {
+            for (ZipEntry entry = zip.getNextEntry(); entry != null; entry = zip.getNextEntry()) {
+                Path target = plugins.resolve(entry.getName()).normalize();
+                if (entry.isDirectory()) {
+                    Files.createDirectories(target);
+                }
+                else {
+                    Files.createDirectories(target.getParent());
+                    Files.copy(zip, target);
+                }
+            }
+        }
+        return plugins;
+    }
+
+    /** The worker's class path: Kafka Connect and its dependencies, without pgsink, its driver or Debezium, which only the plugin may bring. */
+    private String workerClassPath()
+    {
+        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        // the project's own classes and jars (failsafe puts the module's jar there, and the reactor the other modules')
+        String project = buildDirectory.getParent().getParent().toString().replace('\\', '/') + "/";
+        List<String> kept = new ArrayList<>();
+        for (String entry : classPath.split(File.pathSeparator)) {
+            String path = Paths.get(entry).toAbsolutePath().toString().replace('\\', '/');
+            if (path.startsWith(project) || path.contains("/io/pgsink/") || path.contains("/org/postgresql/")
+                    || path.contains("/io/debezium/") || path.contains("/io/zonky/") || path.contains("/org/testcontainers/") || path.contains("/kafka_2.13/")) {
+                continue;
+            }
+            kept.add(entry);
+        }
+        return String.join(File.pathSeparator, kept);
+    }
+
+    private int startWorker(int number)
+            throws IOException
+    {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        Properties worker = new Properties();
+        worker.setProperty("bootstrap.servers", kafka.bootstrapServers());
+        worker.setProperty("group.id", "pgsink-crash");
+        worker.setProperty("config.storage.topic", "crash-configs");
+        worker.setProperty("offset.storage.topic", "crash-offsets");
+        worker.setProperty("status.storage.topic", "crash-status");
+        worker.setProperty("config.storage.replication.factor", "1");
+        worker.setProperty("offset.storage.replication.factor", "1");
+        worker.setProperty("status.storage.replication.factor", "1");
+        worker.setProperty("offset.storage.partitions", "1");
+        worker.setProperty("status.storage.partitions", "1");
+        worker.setProperty("key.converter", "org.apache.kafka.connect.json.JsonConverter");
+        worker.setProperty("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        worker.setProperty("listeners", "http://127.0.0.1:" + port);
+        worker.setProperty("plugin.path", pluginPath.toString());
+        worker.setProperty("plugin.discovery", "service_load");
+        // Kafka's committed offsets lag the target by seconds: a worker killed in between leaves them behind it
+        worker.setProperty("offset.flush.interval.ms", "4000");
+        // a dead worker's tasks and partitions go to the new one quickly
+        worker.setProperty("session.timeout.ms", "6000");
+        worker.setProperty("heartbeat.interval.ms", "1000");
+        worker.setProperty("scheduled.rebalance.max.delay.ms", "0");
+        worker.setProperty("consumer.session.timeout.ms", "6000");
+        worker.setProperty("consumer.heartbeat.interval.ms", "1000");
+        Path properties = buildDirectory.resolve("kafka-connect-crash-worker-" + number + ".properties");
+        try (OutputStream out = Files.newOutputStream(properties)) {
+            worker.store(out, "pgsink KafkaConnectCrashIT worker " + number);
+        }
+        Path logFile = buildDirectory.resolve("kafka-connect-crash-worker-" + number + ".log");
+        Process process = new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn", "-Dorg.slf4j.simpleLogger.log.io.pgsink=info",
+                "-cp", workerClassPath(), "org.apache.kafka.connect.cli.ConnectDistributed", properties.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(logFile.toFile())
+                .start();
+        workers.add(process);
+        return port;
+    }
+
+    @Test
+    void noLossAndNoDuplicatesAcrossKilledWorkers()
+            throws Exception
+    {
+        DebeziumTopic accounts = new DebeziumTopic("crash", "public", "accounts", List.of("id"), ACCOUNT);
+        DebeziumTopic ledger = new DebeziumTopic("crash", "public", "ledger", List.of(), LEDGER);
+        kafka.createTopic(accounts.topic(), PARTITIONS);
+        kafka.createTopic(ledger.topic(), PARTITIONS);
+
+        int port = startWorker(1);
+        awaitWorker(port);
+        createConnector(port, accounts.topic() + "," + ledger.topic());
+        awaitRunning(port);
+
+        Map<Long, List<String>> expected = new TreeMap<>();
+        AtomicReference<Throwable> producerFailure = new AtomicReference<>();
+        Thread producer = new Thread(() -> {
+            try (KafkaProducer<byte[], byte[]> kafkaProducer = kafka.createProducer(Map.of())) {
+                writeChanges(kafkaProducer, accounts, ledger, expected);
+            }
+            catch (Throwable e) {
+                producerFailure.set(e);
+            }
+        }, "crash-test-producer");
+        producer.start();
+
+        boolean targetAheadOfKafka = false;
+        for (int kill = 1; kill <= 2; kill++) {
+            // let the worker apply changes for a while, then kill it in the middle of whatever it does
+            awaitLedgerRows(kill * CHANGES / 4);
+            Process worker = workers.get(workers.size() - 1);
+            worker.destroyForcibly().waitFor();
+            targetAheadOfKafka |= targetAheadOfKafka();
+            port = startWorker(kill + 1);
+            awaitWorker(port);
+            awaitRunning(port);
+        }
+        producer.join(TIMEOUT.toMillis());
+        assertThat(producerFailure.get()).isNull();
+        assertThat(producer.isAlive()).isFalse();
+
+        awaitQuery("SELECT count(*) FROM ledger", List.of(List.of(String.valueOf(CHANGES))));
+        List<List<String>> accountRows = new ArrayList<>(expected.values());
+        awaitQuery("SELECT id, balance, version FROM accounts ORDER BY id", accountRows);
+        // every ledger entry exactly once
+        assertThat(query("SELECT count(*), count(DISTINCT id), min(id), max(id) FROM ledger")).containsExactly(List.of(String.valueOf(CHANGES), String.valueOf(CHANGES), "0", String.valueOf(CHANGES - 1)));
+        // the kills left Kafka's committed offsets behind the target at least once, so resuming from Kafka's would have duplicated ledger rows
+        assertThat(targetAheadOfKafka).as("the target was ahead of Kafka's committed offsets when a worker was killed").isTrue();
+        Map<String, String> positions = new TreeMap<>();
+        accounts.lastOffsets().forEach((partition, offset) -> positions.put(accounts.topic() + "-" + partition, String.valueOf(offset)));
+        ledger.lastOffsets().forEach((partition, offset) -> positions.put(ledger.topic() + "-" + partition, String.valueOf(offset)));
+        List<List<String>> positionRows = new ArrayList<>();
+        positions.forEach((partition, offset) -> positionRows.add(List.of(partition, offset)));
+        awaitQuery("SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = '" + CONNECTOR + "' ORDER BY 1", positionRows);
+    }
+
+    /**
+     * A ledger entry per change, into one of the accounts, whose balance and version it changes;
+     * now and then an account is closed (deleted) or a new one opened.
+     */
+    private static void writeChanges(KafkaProducer<byte[], byte[]> producer, DebeziumTopic accounts, DebeziumTopic ledger, Map<Long, List<String>> expected)
+    {
+        Random random = new Random(7);
+        Map<Long, long[]> state = new HashMap<>();
+        for (long id = 0; id < CHANGES; id++) {
+            long account = random.nextInt(200);
+            long amount = random.nextInt(2_000) - 1_000;
+            ledger.insert(producer, (int) (id % PARTITIONS), ledger.row("id", id, "account", account, "amount", amount));
+            int partition = (int) (account % PARTITIONS);
+            long[] current = state.get(account);
+            if (current != null && random.nextInt(20) == 0) {
+                accounts.delete(producer, partition, accounts.row("id", account));
+                state.remove(account);
+            }
+            else if (current == null) {
+                long[] created = {amount, 1};
+                accounts.insert(producer, partition, accounts.row("id", account, "balance", created[0], "version", created[1]));
+                state.put(account, created);
+            }
+            else {
+                current[0] += amount;
+                current[1]++;
+                accounts.update(producer, partition, null, accounts.row("id", account, "balance", current[0], "version", current[1]));
+            }
+        }
+        synchronized (expected) {
+            state.forEach((account, values) -> expected.put(account, List.of(String.valueOf(account), String.valueOf(values[0]), String.valueOf(values[1]))));
+        }
+    }
+
+    /** Whether, for some partition, the target stores a later position than Kafka's committed offset for the connector's consumer group. */
+    private boolean targetAheadOfKafka()
+            throws Exception
+    {
+        Map<TopicPartition, OffsetAndMetadata> committed;
+        try (Admin admin = kafka.createAdminClient()) {
+            committed = admin.listConsumerGroupOffsets("connect-" + CONNECTOR).partitionsToOffsetAndMetadata().get();
+        }
+        for (List<String> row : query("SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = '" + CONNECTOR + "'")) {
+            TopicPartition partition = KafkaPositions.parsePartition(row.get(0)).orElseThrow();
+            OffsetAndMetadata kafkaOffset = committed.get(partition);
+            if (kafkaOffset == null || kafkaOffset.offset() < Long.parseLong(row.get(1)) + 1) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void createConnector(int port, String topics)
+            throws Exception
+    {
+        Map<String, String> config = new HashMap<>();
+        config.put("connector.class", PgsinkSinkConnector.class.getName());
+        config.put("tasks.max", "2");
+        config.put("topics", topics);
+        config.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
+        config.put("key.converter.schemas.enable", "true");
+        config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        config.put("value.converter.schemas.enable", "true");
+        config.put("target.url", schema.server().jdbcUrl());
+        schema.server().properties().forEach((key, value) -> config.put("target." + key, (String) value));
+        config.put("target.table.name.format", schema.name() + ".${table}");
+        config.put("offsets.schema", schema.name());
+        config.put("tables.without.key", "append-only");
+        config.put("flush.max.events", "50");
+        config.put("flush.interval.ms", "100");
+        String body = json.writeValueAsString(Map.of("name", CONNECTOR, "config", config));
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/connectors"))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
+    }
+
+    private void awaitWorker(int port)
+            throws Exception
+    {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            Process worker = workers.get(workers.size() - 1);
+            assertThat(worker.isAlive()).as("worker process (see target/kafka-connect-crash-worker-*.log)").isTrue();
+            if (get(port, "/connector-plugins") != null) {
+                return;
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("The worker on port " + port + " did not answer within " + TIMEOUT);
+    }
+
+    private void awaitRunning(int port)
+            throws Exception
+    {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        String last = null;
+        while (System.nanoTime() < deadline) {
+            last = get(port, "/connectors/" + CONNECTOR + "/status");
+            if (last != null) {
+                JsonNode status = json.readTree(last);
+                JsonNode tasks = status.path("tasks");
+                boolean running = status.path("connector").path("state").asText().equals("RUNNING") && tasks.size() == 2;
+                for (JsonNode task : tasks) {
+                    assertThat(task.path("state").asText()).as(last).isNotEqualTo("FAILED");
+                    running &= task.path("state").asText().equals("RUNNING");
+                }
+                if (running) {
+                    return;
+                }
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("The connector did not run within " + TIMEOUT + ": " + last);
+    }
+
+    @Nullable
+    private String get(int port, String path)
+            throws InterruptedException
+    {
+        try {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(5)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 ? response.body() : null;
+        }
+        catch (IOException e) {
+            return null;
+        }
+    }
+
+    private void awaitLedgerRows(long atLeast)
+            throws Exception
+    {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (Long.parseLong(query("SELECT count(*) FROM ledger").get(0).get(0)) >= atLeast) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("Fewer than " + atLeast + " ledger rows after " + TIMEOUT);
+    }
+
+    private void awaitQuery(String sql, List<List<String>> expected)
+            throws Exception
+    {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        List<List<String>> actual = List.of();
+        while (System.nanoTime() < deadline) {
+            actual = query(sql);
+            if (actual.equals(expected)) {
+                return;
+            }
+            Thread.sleep(250);
+        }
+        assertThat(actual).as(sql).isEqualTo(expected);
+    }
+
+    private List<List<String>> query(String sql)
+            throws SQLException
+    {
+        try (Connection connection = schema.connect(); Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+            List<List<String>> result = new ArrayList<>();
+            int columns = rows.getMetaData().getColumnCount();
+            while (rows.next()) {
+                List<String> row = new ArrayList<>();
+                for (int i = 1; i <= columns; i++) {
+                    row.add(rows.getString(i));
+                }
+                result.add(row);
+            }
+            return result;
+        }
+    }
+}
