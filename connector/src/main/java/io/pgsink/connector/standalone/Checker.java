@@ -80,7 +80,8 @@ final class Checker
             SELECT c.oid,
                    EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND i.indisprimary),
                    has_table_privilege(c.oid, 'INSERT'), has_table_privilege(c.oid, 'DELETE'),
-                   has_table_privilege(c.oid, 'SELECT'), has_table_privilege(c.oid, 'TRUNCATE')
+                   has_table_privilege(c.oid, 'SELECT'), has_table_privilege(c.oid, 'TRUNCATE'),
+                   has_schema_privilege(n.oid, 'USAGE')
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p')""";
@@ -273,6 +274,15 @@ final class Checker
                 rows.next();
                 add(Status.OK, subject, "connected as " + rows.getString(1) + " to " + rows.getString(2));
             }
+            try (Statement statement = connection.createStatement();
+                    ResultSet rows = statement.executeQuery("SELECT has_database_privilege(current_database(), 'TEMPORARY'), current_database(), current_user")) {
+                rows.next();
+                if (!rows.getBoolean(1)) {
+                    // every flush stages its rows in temporary tables
+                    add(Status.FAIL, subject, "the user lacks the TEMPORARY privilege on database " + rows.getString(2) + ", needed for the staging tables of each flush: GRANT TEMPORARY ON DATABASE "
+                            + rows.getString(2) + " TO " + rows.getString(3));
+                }
+            }
             checkOffsetsTable(connection, subject);
             for (Map.Entry<TableId, List<String>> entry : captured.entrySet()) {
                 checkTargetTable(connection, subject, entry.getKey(), entry.getValue());
@@ -355,8 +365,21 @@ final class Checker
                 if (!rows.getBoolean(2) && !config.sink().appendOnlyWithoutKey()) {
                     problems.add("has no primary key");
                 }
-                if (!rows.getBoolean(3) || !rows.getBoolean(4) || !rows.getBoolean(5)) {
-                    problems.add("needs SELECT, INSERT and DELETE privileges");
+                List<String> lacking = new ArrayList<>();
+                if (!rows.getBoolean(7)) {
+                    lacking.add("USAGE on schema " + target.schema());
+                }
+                if (!rows.getBoolean(5)) {
+                    lacking.add("SELECT");
+                }
+                if (!rows.getBoolean(3)) {
+                    lacking.add("INSERT");
+                }
+                if (!rows.getBoolean(4)) {
+                    lacking.add("DELETE");
+                }
+                if (!lacking.isEmpty()) {
+                    problems.add("lacks the privilege(s) " + String.join(", ", lacking) + " (the sink needs SELECT, INSERT and DELETE on the table and USAGE on its schema)");
                 }
                 if (!problems.isEmpty()) {
                     add(Status.FAIL, subject, name + " " + String.join(", ", problems));

@@ -46,6 +46,13 @@ import static java.util.Objects.requireNonNull;
  * Debezium restarts an interrupted snapshot from scratch, at a later point of the source, so rows
  * the first attempt copied and that were deleted in between would otherwise stay in the target.
  *
+ * <p>Debezium turns an update that changes the primary key into a delete of the old key (header
+ * {@code __debezium.newkey}) directly followed by a create of the new key (header
+ * {@code __debezium.oldkey}). Such a pair in one batch goes to {@link Sink#acceptKeyChange} as one
+ * update, so that unchanged TOAST values of the create are filled from the old key's row. A pair
+ * split across two engine batches is applied as a plain delete and insert; an unchanged TOAST value
+ * in that insert then fails the flush, naming table and key.
+ *
  * <p>A flush that fails with a {@linkplain SinkException#isTransient() transient} error (target
  * restarted, connection lost) is retried with backoff, since the sink keeps its buffers; any other
  * failure, or a transient one inside {@link Sink#accept}, ends the batch with the exception and the
@@ -57,6 +64,9 @@ final class SinkChangeConsumer
         implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>>
 {
     private static final Logger log = LoggerFactory.getLogger(SinkChangeConsumer.class);
+    /** On the delete of a key change, the new key; on the create, the old one. */
+    private static final String NEW_KEY_HEADER = "__debezium.newkey";
+    private static final String OLD_KEY_HEADER = "__debezium.oldkey";
 
     private final String name;
     private final Sink sink;
@@ -90,10 +100,24 @@ final class SinkChangeConsumer
     {
         long newestSourceTime = 0;
         SourcePosition last = null;
-        for (RecordChangeEvent<SourceRecord> record : records) {
-            SourceRecord sourceRecord = record.record();
+        for (int i = 0; i < records.size(); i++) {
+            SourceRecord sourceRecord = records.get(i).record();
             SourcePosition position = position(sourceRecord);
             Optional<ChangeEvent> event = mapper.map(sourceRecord, position);
+            if (event.isPresent() && i + 1 < records.size() && hasHeader(sourceRecord, NEW_KEY_HEADER) && event.get().operation() == Operation.DELETE) {
+                // Debezium splits a key change into a delete of the old key and a create of the new
+                // one: taken as one update, the create's unchanged TOAST values come from the old row
+                SourceRecord next = records.get(i + 1).record();
+                SourcePosition nextPosition = position(next);
+                Optional<ChangeEvent> insert = hasHeader(next, OLD_KEY_HEADER) ? mapper.map(next, nextPosition) : Optional.empty();
+                if (insert.isPresent() && insert.get().operation() == Operation.INSERT && insert.get().table().equals(event.get().table())) {
+                    sink.acceptKeyChange(event.get(), insert.get());
+                    newestSourceTime = Math.max(newestSourceTime, insert.get().sourceTimeMillis());
+                    last = nextPosition;
+                    i++;
+                    continue;
+                }
+            }
             if (event.isPresent()) {
                 if (log.isTraceEnabled()) {
                     log.trace("{} - processing {}", name, sourceRecord);
@@ -169,6 +193,11 @@ final class SinkChangeConsumer
         }
         snapshotTables.add(event.table());
         return true;
+    }
+
+    private static boolean hasHeader(SourceRecord record, String name)
+    {
+        return record.headers() != null && record.headers().lastWithName(name) != null;
     }
 
     private SourcePosition position(SourceRecord record)

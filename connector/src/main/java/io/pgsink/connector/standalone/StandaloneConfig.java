@@ -263,6 +263,10 @@ public final class StandaloneConfig
             long batch = Math.max(1, Math.min(sink.flushPolicy().maxEvents(), 100_000));
             debezium.put("max.batch.size", Long.toString(batch));
             debezium.put("max.queue.size", Long.toString(batch * 4));
+            // buffer.max.bytes bounds the sink's buffer; the engine's queue of records waiting for the
+            // next batch gets the same bound, so a burst of wide rows makes the source wait instead of
+            // filling the heap
+            debezium.put("max.queue.size.in.bytes", Long.toString(sink.flushPolicy().maxBytes()));
             debezium.put("poll.interval.ms", Long.toString(Math.max(10, sink.flushPolicy().intervalMillis())));
         }
         for (Map.Entry<String, String> entry : source.entrySet()) {

@@ -142,7 +142,8 @@ public final class StandaloneService
         BufferedSink sink;
         try {
             TargetConnector connector = CopyByteCounting.counting(TargetConnector.fromConfig(sinkConfig), metrics::copiedBytes);
-            sink = new BufferedSink(name, sinkConfig.flushPolicy(), new MergeApplier(sinkConfig, connector), new CommittedPositions(), System::nanoTime);
+            sink = new BufferedSink(name, sinkConfig.flushPolicy(), new MergeApplier(sinkConfig, connector), new CommittedPositions(), System::nanoTime,
+                    sinkConfig.toleratesRejectedRows());
         }
         catch (RuntimeException e) {
             return e;

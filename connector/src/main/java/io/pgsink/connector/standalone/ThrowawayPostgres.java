@@ -117,6 +117,18 @@ final class ThrowawayPostgres
         log.info("started a throwaway PostgreSQL on 127.0.0.1:{} in {}", port, directory);
     }
 
+    /**
+     * Stops the server ({@code -m fast}: open connections are cut) and starts it again on the same
+     * port, as an operator's restart of the database would; for the fault-injection tests.
+     */
+    void restart()
+            throws IOException, InterruptedException
+    {
+        run(List.of(bin("pg_ctl"), "-D", directory.resolve("data").toString(), "-m", "fast", "-w", "-t", "60", "stop"), 90);
+        running = false;
+        startServer();
+    }
+
     @Override
     public void close()
     {

@@ -113,6 +113,38 @@ class CheckCommandIT
     }
 
     @Test
+    void namesTheMissingPrivilegesOfTheTargetRole(@TempDir Path directory)
+            throws Exception
+    {
+        String role = TestingDatabase.randomName("pgsink_check_role");
+        source.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)");
+        target.execute(
+                "CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)",
+                "CREATE ROLE " + role + " LOGIN",
+                // everything the sink needs but DELETE on the table and TEMPORARY on the database
+                "GRANT SELECT, INSERT, TRUNCATE ON public.orders TO " + role,
+                "GRANT CREATE ON SCHEMA public TO " + role,
+                "REVOKE TEMPORARY ON DATABASE " + target.name() + " FROM PUBLIC");
+        try {
+            Outcome outcome = pgsink("check", "--config", configFile(directory, Map.of("source.table.include.list", "public.orders", "target.user", role)).toString());
+            assertThat(outcome.out())
+                    .contains("[FAIL] target " + target.jdbcUrl() + ": table \"public\".\"orders\" lacks the privilege(s) DELETE (the sink needs")
+                    .contains("[FAIL] target " + target.jdbcUrl() + ": the user lacks the TEMPORARY privilege on database " + target.name())
+                    .contains("offsets table \"public\".\"pgsink_offsets\" will be created")
+                    .contains("pgsink check: 2 problems to fix before streaming");
+            assertThat(outcome.exitCode()).isEqualTo(1);
+
+            target.execute("GRANT DELETE ON public.orders TO " + role, "GRANT TEMPORARY ON DATABASE " + target.name() + " TO " + role);
+            Outcome fixed = pgsink("check", "--config", configFile(directory, Map.of("source.table.include.list", "public.orders", "target.user", role)).toString());
+            assertThat(fixed.out()).contains("table \"public\".\"orders\" is ready").doesNotContain("[FAIL]");
+            assertThat(fixed.exitCode()).as(fixed.out()).isZero();
+        }
+        finally {
+            target.execute("DROP OWNED BY " + role, "DROP ROLE " + role);
+        }
+    }
+
+    @Test
     void missingTargetTablesAreFineWhenTheSinkCreatesThem(@TempDir Path directory)
             throws Exception
     {

@@ -6,8 +6,10 @@ import io.pgsink.connector.kafka.DebeziumRecordMapper;
 import io.pgsink.core.Batch;
 import io.pgsink.core.BatchApplier;
 import io.pgsink.core.BufferedSink;
+import io.pgsink.core.ChangeEvent;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.FlushPolicy;
+import io.pgsink.core.Sink;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.core.TableBatch;
@@ -174,6 +176,85 @@ class SinkChangeConsumerTest
                 "processed 1", "processed 2", "processed 3", "processed 4", "batch finished",
                 "apply 2 events, positions [{\"lsn\":6}]",
                 "processed 5", "processed 6", "batch finished");
+    }
+
+    @Test
+    void takesDebeziumsDeleteAndCreateOfAKeyChangeAsOneUpdate()
+            throws Exception
+    {
+        List<String> calls = new ArrayList<>();
+        Sink sink = new Sink()
+        {
+            @Override
+            public void accept(ChangeEvent event)
+            {
+                calls.add("accept " + event.operation() + " " + id(event));
+            }
+
+            @Override
+            public void acceptKeyChange(ChangeEvent delete, ChangeEvent insert)
+            {
+                calls.add("key change " + id(delete) + " -> " + id(insert));
+            }
+
+            @Override
+            public void advance(SourcePosition position) {}
+
+            @Override
+            public boolean flushIfDue()
+            {
+                return false;
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public Map<String, SourcePosition> committedPositions()
+            {
+                return Map.of();
+            }
+
+            @Override
+            public long bufferedEvents()
+            {
+                return 0;
+            }
+
+            @Override
+            public long bufferedBytes()
+            {
+                return 0;
+            }
+
+            @Override
+            public void close() {}
+        };
+        SinkChangeConsumer consumer = new SinkChangeConsumer("test", sink, new DebeziumRecordMapper(), new SinkMetrics("test"), () -> 0L, new Backoff(1, 1));
+        consumer.handleBatch(List.of(
+                keyChange(10, 1, "d", "__debezium.newkey", 2),
+                keyChange(11, 2, "c", "__debezium.oldkey", 1),
+                change(12, 3),
+                // the delete of a pair whose create is in the next batch: taken as it is
+                keyChange(13, 3, "d", "__debezium.newkey", 4)), new RecordingCommitter());
+        consumer.handleBatch(List.of(keyChange(14, 4, "c", "__debezium.oldkey", 3)), new RecordingCommitter());
+        assertThat(calls).containsExactly("key change 1 -> 2", "accept INSERT 3", "accept DELETE 3", "accept INSERT 4");
+        assertThat(journal).containsExactly("processed 10", "processed 11", "processed 12", "processed 13", "batch finished", "processed 14", "batch finished");
+    }
+
+    private static Object id(ChangeEvent event)
+    {
+        return (event.after() != null ? event.after() : event.before())[0];
+    }
+
+    private static RecordChangeEvent<SourceRecord> keyChange(long lsn, long id, String op, String header, long otherKey)
+    {
+        Struct row = new Struct(ROW).put("id", id).put("v", "value " + id);
+        Struct envelope = new Struct(ENVELOPE).put(op.equals("d") ? "before" : "after", row).put("op", op)
+                .put("source", new Struct(SOURCE).put("schema", "public").put("table", "t").put("ts_ms", 1000L));
+        SourceRecord record = new SourceRecord(Map.of("server", "db1"), Map.of("lsn", lsn), "db1.public.t", null, KEY, new Struct(KEY).put("id", id), ENVELOPE, envelope, null,
+                new org.apache.kafka.connect.header.ConnectHeaders().add(header, new Struct(KEY).put("id", otherKey), KEY));
+        return () -> record;
     }
 
     @Test

@@ -55,6 +55,8 @@ class StandaloneConfigTest
                 // one engine batch per flush: sized from the sink's flush policy
                 .containsEntry("max.batch.size", "10000")
                 .containsEntry("max.queue.size", "40000")
+                // buffer.max.bytes bounds the engine's queue too
+                .containsEntry("max.queue.size.in.bytes", "67108864")
                 .containsEntry("poll.interval.ms", "1000")
                 .containsEntry("database.hostname", "db1");
         assertThat(config.httpPort()).isEqualTo(9464);
