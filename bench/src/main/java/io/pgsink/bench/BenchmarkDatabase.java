@@ -1,10 +1,15 @@
 package io.pgsink.bench;
 
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Optional;
 import java.util.Properties;
+
+import static java.util.Objects.requireNonNull;
 
 /** The target the benchmark writes into: a JDBC URL and a schema of its own, dropped at the end. */
 final class BenchmarkDatabase
@@ -13,12 +18,26 @@ final class BenchmarkDatabase
     final String url;
     final String schema;
 
+    private final boolean owner;
+
     BenchmarkDatabase(String url, String schema)
             throws SQLException
     {
-        this.url = url;
-        this.schema = schema;
+        this(url, schema, true);
         execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE", "CREATE SCHEMA " + schema);
+    }
+
+    private BenchmarkDatabase(String url, String schema, boolean owner)
+    {
+        this.url = requireNonNull(url, "url is null");
+        this.schema = requireNonNull(schema, "schema is null");
+        this.owner = owner;
+    }
+
+    /** The same schema reached through another URL (the round-trip counting proxy); closing it drops nothing. */
+    BenchmarkDatabase through(String otherUrl)
+    {
+        return new BenchmarkDatabase(otherUrl, schema, false);
     }
 
     Connection connect(boolean rewriteBatchedInserts)
@@ -31,6 +50,33 @@ final class BenchmarkDatabase
             properties.setProperty("reWriteBatchedInserts", "true");
         }
         return DriverManager.getConnection(url, properties);
+    }
+
+    /** The user named in the URL ({@code user=}), else {@code postgres}. */
+    String user()
+    {
+        return urlParameter("user").orElse("postgres");
+    }
+
+    /** The password named in the URL ({@code password=}), else empty. */
+    String password()
+    {
+        return urlParameter("password").orElse("");
+    }
+
+    private Optional<String> urlParameter(String name)
+    {
+        int query = url.indexOf('?');
+        if (query < 0) {
+            return Optional.empty();
+        }
+        for (String parameter : url.substring(query + 1).split("&")) {
+            int equals = parameter.indexOf('=');
+            if (equals > 0 && parameter.substring(0, equals).equals(name)) {
+                return Optional.of(URLDecoder.decode(parameter.substring(equals + 1), StandardCharsets.UTF_8));
+            }
+        }
+        return Optional.empty();
     }
 
     void execute(String... sql)
@@ -47,6 +93,8 @@ final class BenchmarkDatabase
     public void close()
             throws SQLException
     {
-        execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        if (owner) {
+            execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        }
     }
 }

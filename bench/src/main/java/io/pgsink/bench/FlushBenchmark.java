@@ -1,5 +1,7 @@
 package io.pgsink.bench;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -9,29 +11,86 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+import static java.util.Objects.requireNonNull;
 
 /**
- * The macro benchmark: applies the same change streams with pgsink and with the JDBC baselines, in
- * one run against one PostgreSQL, checks that every method leaves exactly the expected rows, and
- * prints events per second and ratios to pgsink.
+ * The macro benchmark: applies the same change streams with pgsink, the JDBC baselines and the
+ * Debezium JDBC sink connector, in one run against one PostgreSQL, checks that every method leaves
+ * exactly the expected rows, and prints events per second, ratios to pgsink and CPU seconds.
  *
  * <pre>
- * java -cp bench/target/benchmarks.jar io.pgsink.bench.FlushBenchmark --url jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres
- *      [--events 1000000] [--base-rows 500000] [--batch 10000] [--scenarios S1,S2] [--seed 42] [--methods all|pgsink,jdbc,merged,raw]
+ * java -Xmx8g -cp bench/target/benchmarks.jar io.pgsink.bench.FlushBenchmark --url jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres
+ *      [--suites headline,scaling,small] [--report bench/results [--report-name flush-benchmark]]
+ *      [--events 1000000] [--base-rows 500000] [--batch 10000] [--scenarios S1,S2,S2W] [--seed 42] [--methods all|pgsink,jdbc,merged,raw,debezium]
+ *      [--wide-events 200000] [--wide-base-rows 100000]
+ *      [--scaling-batches 1000,10000,100000] [--scaling-base-rows 500000,5000000] [--small-flushes 2000] [--small-batch 100]
  * </pre>
  *
- * Timing is wall-clock for applying the whole stream, one run per method and scenario; run it
- * more than once before believing a difference under 10%.
+ * <ul>
+ * <li><b>headline</b>: S1 (inserts), S2 (mixed changes on a table of {@code base-rows} rows) and
+ *     S2W (S2 on a 30-column table with large text values) with every method.</li>
+ * <li><b>scaling</b>: S2 at each batch size of {@code scaling-batches} (on {@code base-rows}), then
+ *     on each table size of {@code scaling-base-rows} (at {@code batch}).</li>
+ * <li><b>small</b>: S2 in flushes of {@code small-batch} events: latency per flush, and round trips
+ *     per flush counted by a second run through {@link RoundTripCounter}.</li>
+ * </ul>
+ *
+ * Timing is wall-clock for applying the whole stream, one run per method and case; CPU seconds
+ * are measured as {@link CpuTimes} describes. Run it more than once before believing a difference
+ * under 10%.
  */
 public final class FlushBenchmark
 {
     private FlushBenchmark() {}
 
-    public record Result(String scenario, String method, long events, double seconds)
+    /**
+     * One method applying one workload. {@code roundTrips} is NaN where not counted; {@code
+     * serverCpuSeconds} NaN where the server is not on this machine.
+     */
+    public record Result(String suite, String scenario, String method, long events, int batch, long baseRows, double seconds,
+            double clientCpuSeconds, double serverCpuSeconds, double roundTrips, String checksum)
     {
+        public Result
+        {
+            requireNonNull(suite, "suite is null");
+            requireNonNull(scenario, "scenario is null");
+            requireNonNull(method, "method is null");
+            requireNonNull(checksum, "checksum is null");
+        }
+
         double eventsPerSecond()
         {
             return events / seconds;
+        }
+
+        long flushes()
+        {
+            return (events + batch - 1) / batch;
+        }
+
+        /** Cases compared with each other: same suite, scenario, batch and table size. */
+        String caseName()
+        {
+            return scenario + (suite.equals("headline") ? "" : String.format(Locale.ROOT, ", batch %,d, table %,d rows", batch, baseRows));
+        }
+    }
+
+    /** What to run; every field has the default of the command line. */
+    public record Options(String url, String schema, List<String> suites, long events, long baseRows, int batch, List<String> scenarios, long seed, String methods,
+            long wideEvents, long wideBaseRows, List<Integer> scalingBatches, List<Long> scalingBaseRows, int smallFlushes, int smallBatch, boolean verbose)
+    {
+        public Options
+        {
+            requireNonNull(url, "url is null");
+            requireNonNull(schema, "schema is null");
+            suites = List.copyOf(suites);
+            scenarios = List.copyOf(scenarios);
+            requireNonNull(methods, "methods is null");
+            scalingBatches = List.copyOf(scalingBatches);
+            scalingBaseRows = List.copyOf(scalingBaseRows);
         }
     }
 
@@ -40,12 +99,21 @@ public final class FlushBenchmark
     {
         Map<String, String> options = new LinkedHashMap<>();
         options.put("url", System.getenv().getOrDefault("PGSINK_TEST_JDBC_URL", "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres"));
+        options.put("suites", "headline");
+        options.put("report", "");
+        options.put("report-name", MacroReport.DEFAULT_NAME);
         options.put("events", "1000000");
         options.put("base-rows", "500000");
         options.put("batch", "10000");
-        options.put("scenarios", "S1,S2");
+        options.put("scenarios", "S1,S2,S2W");
         options.put("seed", "42");
         options.put("methods", "all");
+        options.put("wide-events", "200000");
+        options.put("wide-base-rows", "100000");
+        options.put("scaling-batches", "1000,10000,100000");
+        options.put("scaling-base-rows", "500000,5000000");
+        options.put("small-flushes", "2000");
+        options.put("small-batch", "100");
         for (int i = 0; i < args.length; i++) {
             String name = args[i].startsWith("--") ? args[i].substring(2) : "";
             if (!options.containsKey(name) || i + 1 >= args.length) {
@@ -54,93 +122,233 @@ public final class FlushBenchmark
             }
             options.put(name, args[++i]);
         }
-        List<Result> results = run(options.get("url"), "pgsink_bench", Long.parseLong(options.get("events")), Long.parseLong(options.get("base-rows")),
-                Integer.parseInt(options.get("batch")), List.of(options.get("scenarios").split(",")), Long.parseLong(options.get("seed")), options.get("methods"), true);
+        Options parsed = new Options(options.get("url"), "pgsink_bench", List.of(options.get("suites").split(",")), Long.parseLong(options.get("events")),
+                Long.parseLong(options.get("base-rows")), Integer.parseInt(options.get("batch")), List.of(options.get("scenarios").split(",")),
+                Long.parseLong(options.get("seed")), options.get("methods"), Long.parseLong(options.get("wide-events")), Long.parseLong(options.get("wide-base-rows")),
+                List.of(options.get("scaling-batches").split(",")).stream().map(Integer::parseInt).toList(),
+                List.of(options.get("scaling-base-rows").split(",")).stream().map(Long::parseLong).toList(),
+                Integer.parseInt(options.get("small-flushes")), Integer.parseInt(options.get("small-batch")), true);
+        String loadAverage = MacroReport.loadAverage();
+        List<Result> results = run(parsed);
         System.out.println();
         System.out.println(table(results));
+        if (!options.get("report").isEmpty()) {
+            StringBuilder command = new StringBuilder("java -Xmx8g -cp bench/target/benchmarks.jar io.pgsink.bench.FlushBenchmark");
+            for (String arg : args) {
+                command.append(' ').append(arg.contains("?") || arg.contains("&") ? "'" + arg + "'" : arg);
+            }
+            List<Path> written = MacroReport.write(Path.of(options.get("report")), options.get("report-name"), command.toString(), parsed, loadAverage, results);
+            written.forEach(path -> System.out.println("Wrote " + path));
+        }
     }
 
-    public static List<Result> run(String url, long events, long baseRows, int batch, List<String> scenarios, long seed, boolean verbose)
-            throws SQLException
-    {
-        return run(url, "pgsink_bench", events, baseRows, batch, scenarios, seed, "all", verbose);
-    }
-
-    /** Runs in {@code schema}, which is dropped and re-created first and dropped at the end. */
-    public static List<Result> run(String url, String schema, long events, long baseRows, int batch, List<String> scenarios, long seed, String methodFilter, boolean verbose)
-            throws SQLException
+    /** Runs in {@code options.schema()}, which is dropped and re-created first and dropped at the end. */
+    public static List<Result> run(Options options)
+            throws SQLException, IOException
     {
         List<Result> results = new ArrayList<>();
-        try (BenchmarkDatabase database = new BenchmarkDatabase(url, schema)) {
-            for (String scenario : scenarios) {
-                Workload workload = switch (scenario.trim()) {
-                    case "S1" -> Workload.inserts(events, seed);
-                    case "S2" -> Workload.mixed(events, baseRows, seed);
-                    default -> throw new IllegalArgumentException("Unknown scenario " + scenario + ": use S1 or S2");
-                };
-                List<Method> methods = new ArrayList<>(List.of(new PgsinkMethod(), new JdbcBatchMethod(), new MergedUpsertMethod()));
-                if (workload.baseRows == 0) {
-                    methods.add(new RawCopyMethod());
-                }
-                if (!methodFilter.equals("all")) {
-                    // e.g. --methods pgsink,merged: keep methods whose name starts with one of the words
-                    List<String> wanted = List.of(methodFilter.toLowerCase(Locale.ROOT).split(","));
-                    methods.removeIf(method -> wanted.stream().noneMatch(word -> method.name().toLowerCase(Locale.ROOT).startsWith(word.trim())));
-                }
-                database.execute("DROP TABLE IF EXISTS expected", "CREATE TABLE expected (" + Workload.COLUMNS_WITHOUT_KEY + ")");
-                try (Connection connection = database.connect(false)) {
-                    connection.setAutoCommit(false);
-                    RawCopyMethod.copyRows(connection, "expected", new ArrayList<>(workload.finalState.values()), 100_000);
-                }
-                for (Method method : methods) {
-                    String table = "target_" + results.size();
-                    database.execute("DROP TABLE IF EXISTS " + table, "CREATE TABLE " + table + " (" + (method.unindexedTarget() ? Workload.COLUMNS_WITHOUT_KEY : Workload.COLUMNS) + ")");
-                    if (workload.baseRows > 0) {
-                        database.execute(Workload.baseRowsSql(table, workload.baseRows));
+        try (BenchmarkDatabase database = new BenchmarkDatabase(options.url(), options.schema())) {
+            Runner runner = new Runner(database, options, results);
+            for (String suite : options.suites()) {
+                switch (suite.trim()) {
+                    case "headline" -> {
+                        for (String scenario : options.scenarios()) {
+                            Workload workload = switch (scenario.trim()) {
+                                case "S1" -> Workload.inserts(options.events(), options.seed());
+                                case "S2" -> Workload.mixed(options.events(), options.baseRows(), options.seed());
+                                case "S2W" -> Workload.mixed("S2W wide mixed", Columns.WIDE, options.wideEvents(), options.wideBaseRows(), options.seed());
+                                default -> throw new IllegalArgumentException("Unknown scenario " + scenario + ": use S1, S2 or S2W");
+                            };
+                            runner.run("headline", workload, options.batch(), false, allMethods(workload));
+                        }
                     }
-                    database.execute("VACUUM ANALYZE " + table, "CHECKPOINT");
-                    long start = System.nanoTime();
-                    method.apply(database, table, workload, batch);
-                    double seconds = (System.nanoTime() - start) / 1e9;
-                    verify(database, table, method);
-                    database.execute("DROP TABLE " + table);
-                    Result result = new Result(workload.name, method.name(), workload.changes.size(), seconds);
-                    results.add(result);
-                    if (verbose) {
-                        System.out.printf(Locale.ROOT, "%-12s %-36s %,10d events %8.2f s %,12.0f events/s  (final state verified)%n",
-                                result.scenario(), result.method(), result.events(), result.seconds(), result.eventsPerSecond());
+                    case "scaling" -> {
+                        for (int batch : options.scalingBatches()) {
+                            runner.run("scaling", Workload.mixed(options.events(), options.baseRows(), options.seed()), batch, false, scalingMethods());
+                        }
+                        for (long baseRows : options.scalingBaseRows()) {
+                            if (baseRows != options.baseRows() || !options.scalingBatches().contains(options.batch())) {
+                                runner.run("scaling", Workload.mixed(options.events(), baseRows, options.seed()), options.batch(), false, scalingMethods());
+                            }
+                        }
                     }
+                    case "small" -> {
+                        Workload workload = Workload.mixed((long) options.smallFlushes() * options.smallBatch(), options.baseRows(), options.seed());
+                        runner.run("small", workload, options.smallBatch(), true, smallMethods());
+                    }
+                    default -> throw new IllegalArgumentException("Unknown suite " + suite + ": use headline, scaling or small");
                 }
             }
         }
         return results;
     }
 
-    /** Every method must leave exactly the expected rows: no more, no fewer, no other values. */
-    static void verify(BenchmarkDatabase database, String table, Method method)
+    private static List<Supplier<Method>> allMethods(Workload workload)
+    {
+        List<Supplier<Method>> methods = new ArrayList<>(List.of(PgsinkMethod::new, PgsinkConnectMethod::new, JdbcBatchMethod::new, MergedUpsertMethod::new, DebeziumJdbcMethod::new));
+        if (workload.baseRows == 0) {
+            methods.add(() -> new RawCopyMethod(false));
+            methods.add(() -> new RawCopyMethod(true));
+        }
+        return methods;
+    }
+
+    private static List<Supplier<Method>> scalingMethods()
+    {
+        return List.of(PgsinkMethod::new, MergedUpsertMethod::new, DebeziumJdbcMethod::new);
+    }
+
+    private static List<Supplier<Method>> smallMethods()
+    {
+        return List.of(PgsinkMethod::new, SmallBatchPrototypeMethod::new, JdbcBatchMethod::new, MergedUpsertMethod::new, DebeziumJdbcMethod::new);
+    }
+
+    /** Runs methods on workloads and collects results. */
+    private static final class Runner
+    {
+        private final BenchmarkDatabase database;
+        private final Options options;
+        private final List<Result> results;
+        private final CpuTimes cpu;
+        private int tables;
+
+        Runner(BenchmarkDatabase database, Options options, List<Result> results)
+                throws SQLException
+        {
+            this.database = database;
+            this.options = options;
+            this.results = results;
+            this.cpu = CpuTimes.of(database);
+        }
+
+        void run(String suite, Workload workload, int batch, boolean countRoundTrips, List<Supplier<Method>> methods)
+                throws SQLException, IOException
+        {
+            workload.createExpected(database, "expected");
+            String expectedChecksum = checksum(database, "expected");
+            for (Supplier<Method> factory : methods) {
+                Method method = factory.get();
+                if (!wanted(method)) {
+                    continue;
+                }
+                Measurement timed = measure(method, workload, batch, database, expectedChecksum, () -> 0);
+                double roundTrips = Double.NaN;
+                if (countRoundTrips) {
+                    try (RoundTripCounter counter = RoundTripCounter.forUrl(database.url)) {
+                        BenchmarkDatabase proxied = database.through(RoundTripCounter.proxiedUrl(database.url, counter.port()));
+                        roundTrips = measure(factory.get(), workload, batch, proxied, expectedChecksum, counter::roundTrips).roundTrips;
+                    }
+                }
+                Result result = new Result(suite, workload.name, method.name(), workload.changes.size(), batch, workload.baseRows, timed.seconds,
+                        timed.clientCpuSeconds, timed.serverCpuSeconds, roundTrips, expectedChecksum);
+                results.add(result);
+                if (options.verbose()) {
+                    System.out.printf(Locale.ROOT, "%-8s %-40s %-40s %,10d events %8.2f s %,12.0f events/s  client %6.2f s  server %6.2f s%s  (final state verified: %s)%n",
+                            suite, result.caseName(), result.method(), result.events(), result.seconds(), result.eventsPerSecond(), result.clientCpuSeconds(), result.serverCpuSeconds(),
+                            Double.isNaN(roundTrips) ? "" : String.format(Locale.ROOT, "  %.1f round trips/flush", roundTrips / result.flushes()), expectedChecksum);
+                }
+            }
+        }
+
+        private boolean wanted(Method method)
+        {
+            if (options.methods().equals("all")) {
+                return true;
+            }
+            // e.g. --methods pgsink,merged: keep methods whose name starts with one of the words
+            List<String> words = List.of(options.methods().toLowerCase(Locale.ROOT).split(","));
+            return words.stream().anyMatch(word -> method.name().toLowerCase(Locale.ROOT).startsWith(word.trim()));
+        }
+
+        /** Applies the workload with the method; {@code roundTrips} is read before and after applying (setting up and verifying are not counted). */
+        private Measurement measure(Method method, Workload workload, int batch, BenchmarkDatabase target, String expectedChecksum, LongSupplier roundTrips)
+                throws SQLException
+        {
+            String table = "target_" + tables++;
+            database.execute("DROP TABLE IF EXISTS " + table, "CREATE TABLE " + table + " (" + workload.columns.definitions(!method.unindexedTarget()) + ")");
+            if (workload.baseRows > 0) {
+                database.execute(workload.columns.baseRowsSql(table, 1, workload.baseRows));
+            }
+            database.execute("VACUUM ANALYZE " + table, "CHECKPOINT");
+            method.prepare(workload);
+            method.setUp(target, table, batch);
+            System.gc();
+            Measurement measurement = new Measurement();
+            try {
+                long roundTripsBefore = roundTrips.getAsLong();
+                CpuTimes.Sample start = cpu.sample();
+                long startNanos = System.nanoTime();
+                method.apply(target, table, workload, batch);
+                measurement.seconds = (System.nanoTime() - startNanos) / 1e9;
+                CpuTimes.Sample end = cpu.sample();
+                measurement.roundTrips = roundTrips.getAsLong() - roundTripsBefore;
+                measurement.clientCpuSeconds = CpuTimes.clientSeconds(start, end);
+                measurement.serverCpuSeconds = CpuTimes.serverSeconds(start, end);
+            }
+            finally {
+                method.tearDown();
+            }
+            String checksum = checksum(database, table);
+            if (!checksum.equals(expectedChecksum)) {
+                throw new IllegalStateException(method.name() + " left a wrong final state in " + table + ": " + difference(database, table) + " (checksum " + checksum + ", expected " + expectedChecksum + ")");
+            }
+            database.execute("DROP TABLE " + table);
+            return measurement;
+        }
+    }
+
+    private static final class Measurement
+    {
+        double seconds;
+        double clientCpuSeconds;
+        double serverCpuSeconds;
+        long roundTrips;
+    }
+
+    /**
+     * Row count and an order-independent checksum of a table's rows: the sum of the first 60 bits of
+     * each row text's md5. Equal for two tables holding the same rows, whatever their physical order.
+     */
+    static String checksum(BenchmarkDatabase database, String table)
+            throws SQLException
+    {
+        try (Connection connection = database.connect(false); Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT count(*), coalesce(sum(('x' || substr(md5(t::text), 1, 15))::bit(60)::bigint), 0) FROM " + table + " t")) {
+            rows.next();
+            return rows.getLong(1) + " rows, sum " + rows.getBigDecimal(2).toPlainString();
+        }
+    }
+
+    /** Counts rows that differ from the expected ones, to say what went wrong. */
+    private static String difference(BenchmarkDatabase database, String table)
             throws SQLException
     {
         try (Connection connection = database.connect(false); Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("SELECT (SELECT count(*) FROM (SELECT * FROM " + table + " EXCEPT ALL SELECT * FROM expected) a),"
                         + " (SELECT count(*) FROM (SELECT * FROM expected EXCEPT ALL SELECT * FROM " + table + ") b), (SELECT count(*) FROM expected)")) {
             rows.next();
-            long extra = rows.getLong(1);
-            long missing = rows.getLong(2);
-            if (extra != 0 || missing != 0) {
-                throw new IllegalStateException(method.name() + " left a wrong final state in " + table + ": " + extra + " unexpected rows, " + missing + " missing rows of " + rows.getLong(3));
-            }
+            return rows.getLong(1) + " unexpected rows, " + rows.getLong(2) + " missing rows of " + rows.getLong(3);
         }
     }
 
+    /** The results as a Markdown table, with ratios to pgsink in the same case. */
     static String table(List<Result> results)
     {
-        StringBuilder table = new StringBuilder("| scenario | method | events | seconds | events/s | vs pgsink |\n|---|---|---:|---:|---:|---:|\n");
+        StringBuilder table = new StringBuilder("| case | method | events | seconds | events/s | vs pgsink | client CPU s | server CPU s |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
         for (Result result : results) {
-            double pgsink = results.stream().filter(other -> other.scenario().equals(result.scenario()) && other.method().startsWith("pgsink"))
-                    .mapToDouble(Result::eventsPerSecond).findFirst().orElse(Double.NaN);
-            table.append(String.format(Locale.ROOT, "| %s | %s | %,d | %.2f | %,.0f | %.2fx |%n",
-                    result.scenario(), result.method(), result.events(), result.seconds(), result.eventsPerSecond(), result.eventsPerSecond() / pgsink));
+            table.append(String.format(Locale.ROOT, "| %s | %s | %,d | %.2f | %,.0f | %.2fx | %.2f | %.2f |%n",
+                    result.caseName(), result.method(), result.events(), result.seconds(), result.eventsPerSecond(), ratioToPgsink(results, result), result.clientCpuSeconds(),
+                    result.serverCpuSeconds()));
         }
         return table.toString();
+    }
+
+    /** This result's events/s over pgsink's (the method named {@code pgsink (COPY + merge)}) in the same case. */
+    static double ratioToPgsink(List<Result> results, Result result)
+    {
+        double pgsink = results.stream()
+                .filter(other -> other.suite().equals(result.suite()) && other.caseName().equals(result.caseName()) && other.method().equals(PgsinkMethod.NAME))
+                .mapToDouble(Result::eventsPerSecond).findFirst().orElse(Double.NaN);
+        return result.eventsPerSecond() / pgsink;
     }
 }

@@ -1,6 +1,5 @@
 package io.pgsink.bench;
 
-import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -25,9 +24,14 @@ final class JdbcBatchMethod
     public void apply(BenchmarkDatabase database, String table, Workload workload, int batchSize)
             throws SQLException
     {
+        Columns columns = workload.columns;
+        StringBuilder set = new StringBuilder();
+        for (String name : columns.names.subList(1, columns.size())) {
+            set.append(set.length() == 0 ? "" : ", ").append(name).append(" = ?");
+        }
         try (Connection connection = database.connect(true);
-                PreparedStatement insert = connection.prepareStatement("INSERT INTO " + table + " (id, qty, label, price, active) VALUES (?, ?, ?, ?, ?)");
-                PreparedStatement update = connection.prepareStatement("UPDATE " + table + " SET qty = ?, label = ?, price = ?, active = ? WHERE id = ?");
+                PreparedStatement insert = connection.prepareStatement("INSERT INTO " + table + " (" + columns.nameList() + ") VALUES (" + "?, ".repeat(columns.size() - 1) + "?)");
+                PreparedStatement update = connection.prepareStatement("UPDATE " + table + " SET " + set + " WHERE id = ?");
                 PreparedStatement delete = connection.prepareStatement("DELETE FROM " + table + " WHERE id = ?");
                 Offsets offsets = new Offsets(connection)) {
             connection.setAutoCommit(false);
@@ -46,14 +50,10 @@ final class JdbcBatchMethod
                 }
                 pending = statement;
                 switch (change.kind()) {
-                    case INSERT -> bindRow(insert, change.row(), 1);
+                    case INSERT -> columns.bind(insert, change.row(), 0, 1);
                     case UPDATE -> {
-                        Object[] row = change.row();
-                        update.setInt(1, (Integer) row[1]);
-                        update.setString(2, (String) row[2]);
-                        update.setBigDecimal(3, (BigDecimal) row[3]);
-                        update.setBoolean(4, (Boolean) row[4]);
-                        update.setLong(5, change.key());
+                        columns.bind(update, change.row(), 1, 1);
+                        update.setLong(columns.size(), change.key());
                     }
                     case DELETE -> delete.setLong(1, change.key());
                 }
@@ -72,15 +72,5 @@ final class JdbcBatchMethod
             offsets.store(offset);
             connection.commit();
         }
-    }
-
-    static void bindRow(PreparedStatement statement, Object[] row, int first)
-            throws SQLException
-    {
-        statement.setLong(first, (Long) row[0]);
-        statement.setInt(first + 1, (Integer) row[1]);
-        statement.setString(first + 2, (String) row[2]);
-        statement.setBigDecimal(first + 3, (BigDecimal) row[3]);
-        statement.setBoolean(first + 4, (Boolean) row[4]);
     }
 }

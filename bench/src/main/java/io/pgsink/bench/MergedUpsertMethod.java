@@ -30,7 +30,7 @@ final class MergedUpsertMethod
             throws SQLException
     {
         try (Connection connection = database.connect(false);
-                PreparedStatement upsert = connection.prepareStatement(upsertSql(table, ROWS_PER_STATEMENT));
+                PreparedStatement upsert = connection.prepareStatement(upsertSql(table, workload.columns, ROWS_PER_STATEMENT));
                 PreparedStatement delete = connection.prepareStatement("DELETE FROM " + table + " WHERE id = ANY(?)");
                 Offsets offsets = new Offsets(connection)) {
             connection.setAutoCommit(false);
@@ -39,18 +39,18 @@ final class MergedUpsertMethod
             for (Workload.Change change : workload.changes) {
                 merged.put(change.key(), change);
                 if (++offset % batchSize == 0) {
-                    flush(connection, table, merged, upsert, delete);
+                    flush(connection, table, workload.columns, merged, upsert, delete);
                     offsets.store(offset);
                     connection.commit();
                 }
             }
-            flush(connection, table, merged, upsert, delete);
+            flush(connection, table, workload.columns, merged, upsert, delete);
             offsets.store(offset);
             connection.commit();
         }
     }
 
-    private static void flush(Connection connection, String table, Map<Long, Workload.Change> merged, PreparedStatement upsert, PreparedStatement delete)
+    private static void flush(Connection connection, String table, Columns columns, Map<Long, Workload.Change> merged, PreparedStatement upsert, PreparedStatement delete)
             throws SQLException
     {
         List<Long> deletes = new ArrayList<>();
@@ -71,26 +71,31 @@ final class MergedUpsertMethod
         int full = rows.size() / ROWS_PER_STATEMENT * ROWS_PER_STATEMENT;
         for (int start = 0; start < full; start += ROWS_PER_STATEMENT) {
             for (int i = 0; i < ROWS_PER_STATEMENT; i++) {
-                JdbcBatchMethod.bindRow(upsert, rows.get(start + i), i * 5 + 1);
+                columns.bind(upsert, rows.get(start + i), 0, i * columns.size() + 1);
             }
             upsert.executeUpdate();
         }
         if (full < rows.size()) {
-            try (PreparedStatement rest = connection.prepareStatement(upsertSql(table, rows.size() - full))) {
+            try (PreparedStatement rest = connection.prepareStatement(upsertSql(table, columns, rows.size() - full))) {
                 for (int i = 0; full + i < rows.size(); i++) {
-                    JdbcBatchMethod.bindRow(rest, rows.get(full + i), i * 5 + 1);
+                    columns.bind(rest, rows.get(full + i), 0, i * columns.size() + 1);
                 }
                 rest.executeUpdate();
             }
         }
     }
 
-    private static String upsertSql(String table, int rows)
+    private static String upsertSql(String table, Columns columns, int rows)
     {
-        StringBuilder sql = new StringBuilder("INSERT INTO ").append(table).append(" (id, qty, label, price, active) VALUES ");
+        String values = "(" + "?, ".repeat(columns.size() - 1) + "?)";
+        StringBuilder sql = new StringBuilder("INSERT INTO ").append(table).append(" (").append(columns.nameList()).append(") VALUES ");
         for (int i = 0; i < rows; i++) {
-            sql.append(i == 0 ? "" : ", ").append("(?, ?, ?, ?, ?)");
+            sql.append(i == 0 ? "" : ", ").append(values);
         }
-        return sql.append(" ON CONFLICT (id) DO UPDATE SET qty = EXCLUDED.qty, label = EXCLUDED.label, price = EXCLUDED.price, active = EXCLUDED.active").toString();
+        sql.append(" ON CONFLICT (id) DO UPDATE SET ");
+        for (String name : columns.names.subList(1, columns.size())) {
+            sql.append(name.equals(columns.names.get(1)) ? "" : ", ").append(name).append(" = EXCLUDED.").append(name);
+        }
+        return sql.toString();
     }
 }

@@ -11,6 +11,15 @@ interface Method
     void apply(BenchmarkDatabase database, String table, Workload workload, int batchSize)
             throws SQLException;
 
+    /** Starts what the method keeps running between batches (a Kafka Connect task), before the clock starts. */
+    default void setUp(BenchmarkDatabase database, String table, int batchSize) {}
+
+    /** Stops what {@link #setUp} started, after the clock stopped. */
+    default void tearDown() {}
+
+    /** Builds what the method's input needs before the clock starts (the Kafka Connect records, for the methods fed them). */
+    default void prepare(Workload workload) {}
+
     /** Whether the method writes into a table without a primary key (the raw COPY bound). */
     default boolean unindexedTarget()
     {

@@ -16,14 +16,16 @@ import java.util.Map;
 final class PgsinkMethod
         implements Method
 {
+    static final String NAME = "pgsink (COPY + merge)";
+
     @Override
     public String name()
     {
-        return "pgsink (COPY + merge)";
+        return NAME;
     }
 
-    @Override
-    public void apply(BenchmarkDatabase database, String table, Workload workload, int batchSize)
+    /** pgsink's configuration for applying into {@code table}: a flush every {@code batchSize} events, never earlier. */
+    static SinkConfig config(BenchmarkDatabase database, String table, int batchSize)
     {
         Map<String, String> properties = new HashMap<>();
         properties.put(SinkConfig.TARGET_URL, database.url);
@@ -32,9 +34,15 @@ final class PgsinkMethod
         properties.put(SinkConfig.FLUSH_MAX_EVENTS, String.valueOf(batchSize));
         properties.put(SinkConfig.BUFFER_MAX_BYTES, String.valueOf(Long.MAX_VALUE));
         properties.put(SinkConfig.FLUSH_INTERVAL_MS, "3600000");
-        SinkConfig config = SinkConfig.parse(properties);
-        TableSchema schema = TableSchema.of(TableId.of("source", table), Workload.COLUMN_NAMES, List.of("id"));
-        Object[] keyOnly = new Object[Workload.COLUMN_NAMES.size()];
+        return SinkConfig.parse(properties);
+    }
+
+    @Override
+    public void apply(BenchmarkDatabase database, String table, Workload workload, int batchSize)
+    {
+        SinkConfig config = config(database, table, batchSize);
+        TableSchema schema = TableSchema.of(TableId.of("source", table), workload.columns.names, List.of("id"));
+        Object[] keyOnly = new Object[workload.columns.size()];
         try (BufferedSink sink = new BufferedSink(config.sinkName(), config.flushPolicy(), new MergeApplier(config))) {
             long offset = 0;
             for (Workload.Change change : workload.changes) {

@@ -1,5 +1,9 @@
 package io.pgsink.bench;
 
+import io.pgsink.connector.kafka.DebeziumRecordMapper;
+import io.pgsink.core.ChangeEvent;
+import io.pgsink.core.Operation;
+import io.pgsink.core.SourcePosition;
 import org.junit.jupiter.api.Test;
 import org.openjdk.jmh.infra.Blackhole;
 
@@ -37,6 +41,39 @@ class BenchmarksRunOnceTest
                 benchmark.keyCollisionRate = collisions;
                 benchmark.setUp();
                 benchmark.mergeAndBatch(BLACKHOLE);
+            }
+        }
+    }
+
+    @Test
+    void debeziumMapper()
+    {
+        for (int columns : new int[] {5, 30}) {
+            BenchmarkDebeziumMapper benchmark = new BenchmarkDebeziumMapper();
+            benchmark.columns = columns;
+            benchmark.setUp();
+            benchmark.mapRecords(BLACKHOLE);
+        }
+    }
+
+    @Test
+    void debeziumMapperRecordsMapToTheWorkloadsChanges()
+    {
+        Workload workload = Workload.mixed("mapper", Columns.WIDE, 300, 300, 42);
+        DebeziumRecordMapper mapper = new DebeziumRecordMapper();
+        for (int i = 0; i < workload.changes.size(); i++) {
+            Workload.Change change = workload.changes.get(i);
+            ChangeEvent event = mapper.map(workload.connectRecords().get(i), new SourcePosition("bench", Integer.toString(i))).orElseThrow();
+            assertThat(event.operation()).isEqualTo(switch (change.kind()) {
+                case INSERT -> Operation.INSERT;
+                case UPDATE -> Operation.UPDATE;
+                case DELETE -> Operation.DELETE;
+            });
+            Object[] values = change.kind() == Workload.Kind.DELETE ? event.before() : event.after();
+            assertThat(values).hasSize(30);
+            assertThat(values[0]).isEqualTo(change.key());
+            if (change.row() != null) {
+                assertThat(values).containsExactly(change.row());
             }
         }
     }
