@@ -740,8 +740,16 @@ public final class MergeApplier
             dialect = Dialect.forSetting(dialectSetting, version);
             try (Statement statement = opened.createStatement()) {
                 statement.execute(dialect.offsets().createOffsetsTable(offsetsTable));
+                opened.commit();
             }
-            opened.commit();
+            catch (SQLException e) {
+                // several sinks or tasks starting at once: CREATE TABLE IF NOT EXISTS is not atomic
+                // and the loser fails on the catalog's unique index; the table exists then
+                if (!SqlErrors.UNIQUE_VIOLATION.equals(e.getSQLState()) && !SqlErrors.DUPLICATE_TABLE.equals(e.getSQLState())) {
+                    throw e;
+                }
+                opened.rollback();
+            }
             log.info("{} - connected to {} target ({})", sinkName, dialect, version);
         }
         catch (SQLException | RuntimeException e) {

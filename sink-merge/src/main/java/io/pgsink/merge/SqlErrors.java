@@ -26,6 +26,7 @@ final class SqlErrors
     static final String TOO_MANY_CONNECTIONS = "53300";
     static final String UNIQUE_VIOLATION = "23505";
     static final String UNDEFINED_TABLE = "42P01";
+    static final String DUPLICATE_TABLE = "42P07";
     static final String UNDEFINED_COLUMN = "42703";
 
     private static final Pattern QUOTED_VALUE = Pattern.compile(": \".*\"$", Pattern.DOTALL);

@@ -105,4 +105,33 @@ class MergeApplierIT
         }
         assertThat(TestingSink.query(schema, "SELECT id, v FROM nokey")).containsExactly(List.of("1", "a"), List.of("1", "a"));
     }
+
+    @Test
+    void sinksStartingTogetherShareTheOffsetsTable()
+            throws Exception
+    {
+        // CREATE TABLE IF NOT EXISTS is not atomic: concurrent starts race on the catalog
+        for (int round = 0; round < 5; round++) {
+            SinkConfig config = TestingSink.config(schema, Map.of(SinkConfig.OFFSETS_TABLE, "raced_offsets_" + round));
+            java.util.concurrent.CyclicBarrier barrier = new java.util.concurrent.CyclicBarrier(6);
+            java.util.concurrent.ExecutorService executor = java.util.concurrent.Executors.newFixedThreadPool(6);
+            try {
+                List<java.util.concurrent.Future<Map<String, io.pgsink.core.SourcePosition>>> starts = new java.util.ArrayList<>();
+                for (int sink = 0; sink < 6; sink++) {
+                    starts.add(executor.submit(() -> {
+                        try (MergeApplier applier = new MergeApplier(config)) {
+                            barrier.await();
+                            return applier.committedPositions();
+                        }
+                    }));
+                }
+                for (java.util.concurrent.Future<Map<String, io.pgsink.core.SourcePosition>> start : starts) {
+                    assertThat(start.get()).isEmpty();
+                }
+            }
+            finally {
+                executor.shutdownNow();
+            }
+        }
+    }
 }
