@@ -11,6 +11,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 
 import static java.util.Objects.requireNonNull;
@@ -93,7 +94,7 @@ final class Columns
         columns.add(new Column("id", Kind.KEY, 0));
         for (int index = 1; index < 30; index++) {
             Kind kind = index % 10 == 3 ? Kind.LARGE_TEXT : cycle[index % cycle.length];
-            columns.add(new Column(String.format("c%02d_%s", index, kind.name().toLowerCase(java.util.Locale.ROOT)), kind, index));
+            columns.add(new Column(String.format("c%02d_%s", index, kind.name().toLowerCase(Locale.ROOT)), kind, index));
         }
         return new Columns("wide", columns);
     }
