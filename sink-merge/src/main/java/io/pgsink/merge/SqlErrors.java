@@ -27,6 +27,8 @@ final class SqlErrors
     static final String UNIQUE_VIOLATION = "23505";
     static final String UNDEFINED_TABLE = "42P01";
     static final String DUPLICATE_TABLE = "42P07";
+    /** Also raised by a racing CREATE TABLE, for the table's row type. */
+    static final String DUPLICATE_OBJECT = "42710";
     static final String UNDEFINED_COLUMN = "42703";
 
     private static final Pattern QUOTED_VALUE = Pattern.compile(": \".*\"$", Pattern.DOTALL);
