@@ -12,22 +12,45 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** pgsink itself: the buffer merges by key, each flush COPYs into staging and applies set-based statements. */
+/**
+ * pgsink itself: the buffer merges by key, each flush COPYs into staging and applies set-based
+ * statements. By default as configured out of the box (on PostgreSQL 15+, changes to existing keys
+ * are applied by one MERGE); the delete-insert variant sets {@code target.update.mode=delete-insert},
+ * as on older servers and Greenplum.
+ */
 final class PgsinkMethod
         implements Method
 {
     static final String NAME = "pgsink (COPY + merge)";
+    static final String DELETE_INSERT_NAME = "pgsink, target.update.mode=delete-insert";
+
+    private final boolean deleteInsert;
+
+    PgsinkMethod()
+    {
+        this(false);
+    }
+
+    PgsinkMethod(boolean deleteInsert)
+    {
+        this.deleteInsert = deleteInsert;
+    }
 
     @Override
     public String name()
     {
-        return NAME;
+        return deleteInsert ? DELETE_INSERT_NAME : NAME;
     }
 
     /** pgsink's configuration for applying into {@code table}: a flush every {@code batchSize} events, never earlier. */
     static SinkConfig config(BenchmarkDatabase database, String table, int batchSize)
     {
-        Map<String, String> properties = new HashMap<>();
+        return config(database, table, batchSize, Map.of());
+    }
+
+    private static SinkConfig config(BenchmarkDatabase database, String table, int batchSize, Map<String, String> overrides)
+    {
+        Map<String, String> properties = new HashMap<>(overrides);
         properties.put(SinkConfig.TARGET_URL, database.url);
         properties.put(SinkConfig.TARGET_TABLE_NAME_FORMAT, database.schema + "." + table);
         properties.put(SinkConfig.OFFSETS_SCHEMA, database.schema);
@@ -40,7 +63,7 @@ final class PgsinkMethod
     @Override
     public void apply(BenchmarkDatabase database, String table, Workload workload, int batchSize)
     {
-        SinkConfig config = config(database, table, batchSize);
+        SinkConfig config = deleteInsert ? config(database, table, batchSize, Map.of(SinkConfig.TARGET_UPDATE_MODE, "delete-insert")) : config(database, table, batchSize);
         TableSchema schema = TableSchema.of(TableId.of("source", table), workload.columns.names, List.of("id"));
         Object[] keyOnly = new Object[workload.columns.size()];
         try (BufferedSink sink = new BufferedSink(config.sinkName(), config.flushPolicy(), new MergeApplier(config))) {

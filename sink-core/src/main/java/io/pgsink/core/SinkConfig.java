@@ -37,6 +37,7 @@ public final class SinkConfig
     public static final String TARGET_PASSWORD = "target.password";
     public static final String TARGET_DIALECT = "target.dialect";
     public static final String TARGET_TABLE_NAME_FORMAT = "target.table.name.format";
+    public static final String TARGET_UPDATE_MODE = "target.update.mode";
     public static final String TABLES_WITHOUT_KEY = "tables.without.key";
     public static final String FLUSH_MAX_EVENTS = "flush.max.events";
     public static final String BUFFER_MAX_BYTES = "buffer.max.bytes";
@@ -58,6 +59,7 @@ public final class SinkConfig
             ConfigKey.optional(TARGET_USER, STRING, "", "Target user; empty to take it from the URL or the driver's defaults."),
             ConfigKey.optional(TARGET_PASSWORD, PASSWORD, "", "Target password. Never logged."),
             ConfigKey.choice(TARGET_DIALECT, "auto", List.of("auto", "postgresql", "greenplum"), "Target database kind; auto detects it from version()."),
+            ConfigKey.choice(TARGET_UPDATE_MODE, "auto", List.of("auto", "delete-insert"), "How a flush writes keys the target may already hold. auto: on PostgreSQL 15+, where the user may UPDATE the table and rows are narrow (under about 2 kB), one MERGE from the staging table deletes, updates in place or inserts each key (faster, and the table does not grow by a row version per update); elsewhere delete-insert. delete-insert: every touched key is deleted, then its final row inserted. Both leave the same rows, columns the source lacks at their defaults; they differ in the triggers they fire."),
             ConfigKey.optional(TARGET_TABLE_NAME_FORMAT, STRING, "${schema}.${table}", "Target table for a source table: ${schema} and ${table} are replaced by the source schema and table name; the first '.' outside a placeholder separates the target schema from the table name (without one, the target schema is the source schema)."),
             ConfigKey.choice(SCHEMA_EVOLUTION, "none", List.of("none", "add-columns"), "none: target tables must exist with every source column. add-columns: a missing target table is created (primary key from the source key; Greenplum DISTRIBUTED BY it) and new source columns are added while streaming; dropped source columns stay in the target (NULL in new rows). Needs source column types from the adapter."),
             ConfigKey.choice(TABLES_WITHOUT_KEY, "fail", List.of("fail", "append-only"), "What to do with a table that has no primary key: fail with an error, or append-only (inserts are copied straight into the target; updates and deletes fail)."),
@@ -249,6 +251,12 @@ public final class SinkConfig
     public String targetDialect()
     {
         return values.get(TARGET_DIALECT);
+    }
+
+    /** Whether flushes may MERGE changes into existing rows where the target allows it ({@value #TARGET_UPDATE_MODE}). */
+    public boolean mergesUpdates()
+    {
+        return values.get(TARGET_UPDATE_MODE).equals("auto");
     }
 
     /** Extra pgjdbc connection properties from {@value #TARGET_JDBC_PREFIX}* keys, prefix removed. */

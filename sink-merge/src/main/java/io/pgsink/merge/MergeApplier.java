@@ -21,6 +21,7 @@ import io.pgsink.core.TableId;
 import io.pgsink.core.TableNameFormat;
 import io.pgsink.core.TableSchema;
 import io.pgsink.core.UnavailableValue;
+import io.pgsink.core.ValueSizes;
 import org.jetbrains.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,6 +63,16 @@ public final class MergeApplier
 {
     private static final Logger log = LoggerFactory.getLogger(MergeApplier.class);
     private static final String STAGING_PREFIX = "pgsink_stage_";
+    /**
+     * Rows wider than this (as the buffer counts their bytes, sampled over the first
+     * {@value #ROW_WIDTH_SAMPLE} rows that are merged) are deleted and inserted rather than merged:
+     * merging writes each row twice, into the staging table and then into the target, which costs
+     * more than the delete it saves once rows are TOASTed (PostgreSQL TOASTs rows beyond about
+     * 2 kB). Measured with the benchmark's S2 (rows of ~60 bytes: merge faster) and S2W (~5 kB:
+     * merge 16 to 45% slower).
+     */
+    static final long MERGE_MAX_ROW_BYTES = 2048;
+    private static final int ROW_WIDTH_SAMPLE = 64;
 
     private final String sinkName;
     private final TargetConnector connector;
@@ -84,6 +95,10 @@ public final class MergeApplier
     @Nullable
     private Connection connection;
     private Dialect dialect = Dialect.POSTGRESQL;
+    /** Whether {@code target.update.mode} allows {@code MERGE}. */
+    private final boolean mergeAllowed;
+    /** Whether the target runs PostgreSQL 15+, which has {@code MERGE}, and the configuration allows it. */
+    private boolean mergeSupported;
     private final Map<TableId, TargetTable> targets = new HashMap<>();
     private final Map<TableId, TablePlan> plans = new HashMap<>();
     /** Staging tables that exist on the current connection, by target table. */
@@ -114,6 +129,7 @@ public final class MergeApplier
         this.routing = config.tableNameFormat();
         this.appendOnlyWithoutKey = config.appendOnlyWithoutKey();
         this.evolveSchema = config.evolvesSchema();
+        this.mergeAllowed = config.mergesUpdates();
         this.offsetsTable = SqlIdentifiers.quote(config.offsetsSchema()) + "." + SqlIdentifiers.quote(config.offsetsTable());
     }
 
@@ -408,7 +424,13 @@ public final class MergeApplier
     {
         java.util.Optional<TargetTable> found = TargetCatalog.read(connection, targetId, dialect.isGreenplum());
         if (found.isEmpty() && evolveSchema) {
-            executeDdl(connection, SchemaEvolution.createTable(targetId, schema, dialect));
+            List<String> ddl = SchemaEvolution.createTable(targetId, schema, dialect);
+            if (TargetCatalog.schemaExists(connection, targetId.schema())) {
+                // CREATE SCHEMA IF NOT EXISTS wants the CREATE privilege on the database even when
+                // the schema exists, which a sink user granted only CREATE on its schema lacks
+                ddl = ddl.subList(1, ddl.size());
+            }
+            executeDdl(connection, ddl);
             log.info("{} - created target table {} for {}", sinkName, targetId, schema.table());
             found = TargetCatalog.read(connection, targetId, dialect.isGreenplum());
         }
@@ -448,10 +470,20 @@ public final class MergeApplier
     }
 
     /**
-     * Applies one table's changes. Keys that must be deleted first (every touched key but fresh
-     * ones, see {@link RowChange#isFresh()}) and rows whose unchanged TOAST values must be filled
-     * from the target go through the staging table; every other final row is COPYed straight into
-     * the target, which is as fast as loading gets.
+     * Applies one table's changes. Rows of fresh keys (see {@link RowChange#isFresh()}) with every
+     * value known are COPYed straight into the target, which is as fast as loading gets. Every
+     * other change goes through the staging table:
+     * <ul>
+     * <li>on PostgreSQL 15+, when the user may update the table and its rows are narrow (see
+     *     {@link #MERGE_MAX_ROW_BYTES}), with its whole row, applied by one {@code MERGE} (delete,
+     *     update in place, or insert); an update in place costs about two thirds of a delete and
+     *     an insert, and mostly finds room on the row's own page, so neither the index nor the
+     *     table grows;</li>
+     * <li>elsewhere only its key, deleted from the target, after which the final rows are COPYed
+     *     into the target.</li>
+     * </ul>
+     * Rows whose unchanged TOAST values must be filled from the target are staged whole either way
+     * and filled before the delete.
      */
     private void applyTable(Connection connection, TableBatch batch, boolean trustFreshKeys)
             throws SQLException
@@ -467,34 +499,58 @@ public final class MergeApplier
         }
         TablePlan plan = plans.get(batch.table());
         if (plan.appendOnly) {
-            copy(connection, plan, batch, plan.copyTarget, RowFilter.DIRECT, false);
+            copy(connection, plan, batch, plan.copyTarget, RowFilter.DIRECT, false, false, false);
             return;
         }
+        boolean merge = mergeSupported && plan.target.updatable() && narrowRows(batch);
         RowFilter staged = trustFreshKeys ? RowFilter.STAGED_TRUSTING_FRESH_KEYS : RowFilter.STAGED;
+        // merging, only fresh keys skip the staging table, and only while they are trusted
+        RowFilter direct = !merge ? RowFilter.DIRECT : trustFreshKeys ? RowFilter.DIRECT_FRESH : RowFilter.NONE;
         boolean anyStaged = false;
         boolean anyDirect = false;
         for (RowChange change : batch.changes()) {
             anyStaged |= staged.test(change);
-            anyDirect |= RowFilter.DIRECT.test(change);
+            anyDirect |= direct.test(change);
         }
         if (anyStaged) {
-            copy(connection, plan, batch, plan.copyStaging, staged, false);
+            copy(connection, plan, batch, plan.copyStaging, staged, true, merge, false);
             try (Statement statement = connection.createStatement()) {
                 if (batch.rowsWithUnavailableValues() > 0) {
                     statement.executeUpdate(plan.fill);
                     checkFilled(statement, plan);
                 }
-                statement.executeUpdate(plan.delete);
+                if (merge) {
+                    statement.execute(plan.merge);
+                }
+                else {
+                    statement.executeUpdate(plan.delete);
+                }
             }
         }
         if (anyDirect) {
-            copy(connection, plan, batch, plan.copyTarget, RowFilter.DIRECT, trustFreshKeys);
+            copy(connection, plan, batch, plan.copyTarget, direct, false, false, trustFreshKeys);
         }
-        if (batch.rowsWithUnavailableValues() > 0) {
+        if (!merge && batch.rowsWithUnavailableValues() > 0) {
             try (Statement statement = connection.createStatement()) {
                 statement.executeUpdate(plan.insertFromStaging);
             }
         }
+    }
+
+    /** Whether the rows that would be merged are narrow enough for merging to pay ({@link #MERGE_MAX_ROW_BYTES}). */
+    private static boolean narrowRows(TableBatch batch)
+    {
+        long bytes = 0;
+        int rows = 0;
+        for (RowChange change : batch.changes()) {
+            if (!change.isDelete() && !change.isFresh()) {
+                bytes += ValueSizes.row(change.row());
+                if (++rows == ROW_WIDTH_SAMPLE) {
+                    break;
+                }
+            }
+        }
+        return rows == 0 || bytes / rows <= MERGE_MAX_ROW_BYTES;
     }
 
     /** Which changes a COPY writes. */
@@ -506,6 +562,22 @@ public final class MergeApplier
             boolean test(RowChange change)
             {
                 return !change.isDelete() && !change.hasUnavailableValues();
+            }
+        },
+        /** Final rows of fresh keys with every value known. */
+        DIRECT_FRESH {
+            @Override
+            boolean test(RowChange change)
+            {
+                return change.isFresh() && !change.isDelete() && !change.hasUnavailableValues();
+            }
+        },
+        /** Nothing. */
+        NONE {
+            @Override
+            boolean test(RowChange change)
+            {
+                return false;
             }
         },
         /** Keys to delete first and rows to fill from the target: every change. */
@@ -529,20 +601,21 @@ public final class MergeApplier
     }
 
     /**
-     * COPYs the changes {@code filter} selects, into the staging table or (for {@link RowFilter#DIRECT})
-     * the target. With {@code freshKeysTrusted}, a unique violation means a fresh key existed after all.
+     * COPYs the changes {@code filter} selects, into the staging table or the target. Staged rows
+     * carry their values when {@code stagedRowsWhole} (the merge applies them) or when they must be
+     * filled; otherwise only their key. With {@code freshKeysTrusted}, a unique violation means a
+     * fresh key existed after all.
      */
-    private void copy(Connection connection, TablePlan plan, TableBatch batch, String copySql, RowFilter filter, boolean freshKeysTrusted)
+    private void copy(Connection connection, TablePlan plan, TableBatch batch, String copySql, RowFilter filter, boolean staging, boolean stagedRowsWhole, boolean freshKeysTrusted)
             throws SQLException
     {
         List<RowChange> changes = batch.changes();
-        boolean staging = filter != RowFilter.DIRECT;
         try {
             CopyLoader.copyIn(connection, copySql, format, writer -> {
                 for (RowChange change : changes) {
                     if (filter.test(change)) {
                         if (staging) {
-                            writeStagingRow(writer, plan, change);
+                            writeStagingRow(writer, plan, change, stagedRowsWhole);
                         }
                         else {
                             writeTargetRow(writer, plan, change);
@@ -591,23 +664,25 @@ public final class MergeApplier
 
     /**
      * A staged row: the insert flag and the unavailable mask, then the columns. Rows to fill from
-     * the target carry every value; the others are only keys to delete, so only the key is written.
+     * the target, and with {@code whole} every row that is not a delete, carry every value; the
+     * others are only keys to delete, so only the key is written.
      */
-    private void writeStagingRow(CsvWriter writer, TablePlan plan, RowChange change)
+    private void writeStagingRow(CsvWriter writer, TablePlan plan, RowChange change, boolean whole)
             throws SQLException
     {
         Object[] row = change.row();
-        boolean full = row != null && change.hasUnavailableValues();
+        boolean fill = row != null && change.hasUnavailableValues();
+        boolean full = fill || (whole && row != null);
         int column = -1;
         try {
             writer.writeBoolean(full);
-            if (full) {
+            if (fill) {
                 writer.writeText(mask(row));
             }
             else {
                 writer.writeNull();
             }
-            RowKey fillFrom = full ? change.fillFrom().orElse(null) : null;
+            RowKey fillFrom = fill ? change.fillFrom().orElse(null) : null;
             for (int i = 0; i < plan.fillKeyPosition.length; i++) {
                 int keyPosition = plan.fillKeyPosition[i];
                 // the fill key column has the type of key column keyIndex in the staged columns
@@ -738,14 +813,17 @@ public final class MergeApplier
                 version = rows.getString(1);
             }
             dialect = Dialect.forSetting(dialectSetting, version);
+            mergeSupported = mergeAllowed && !dialect.isGreenplum() && opened.getMetaData().getDatabaseMajorVersion() >= 15;
             try (Statement statement = opened.createStatement()) {
                 statement.execute(dialect.offsets().createOffsetsTable(offsetsTable));
                 opened.commit();
             }
             catch (SQLException e) {
                 // several sinks or tasks starting at once: CREATE TABLE IF NOT EXISTS is not atomic
-                // and the loser fails on the catalog's unique index; the table exists then
-                if (!SqlErrors.UNIQUE_VIOLATION.equals(e.getSQLState()) && !SqlErrors.DUPLICATE_TABLE.equals(e.getSQLState())) {
+                // and the loser fails on the catalog's unique index, or finds the row type taken;
+                // the table exists then
+                if (!SqlErrors.UNIQUE_VIOLATION.equals(e.getSQLState()) && !SqlErrors.DUPLICATE_TABLE.equals(e.getSQLState())
+                        && !SqlErrors.DUPLICATE_OBJECT.equals(e.getSQLState())) {
                     throw e;
                 }
                 opened.rollback();

@@ -24,6 +24,7 @@ final class SchemaEvolution
 {
     private SchemaEvolution() {}
 
+    /** Creates the target's schema, then the table (two statements, in that order). */
     static List<String> createTable(TableId target, TableSchema source, Dialect dialect)
     {
         List<String> untyped = new ArrayList<>();

@@ -39,6 +39,46 @@ final class Statements
     }
 
     /**
+     * Applies every staged change in one join of the staging table with the target (PostgreSQL
+     * 15+): a staged delete removes the key's row; a staged row updates the key's row when it
+     * exists and is inserted when not. The update rewrites the whole row as a delete and an insert
+     * would: source columns get the staged values, the target's other columns their defaults
+     * (generated columns are computed again). Staged keys are unique (the buffer merged them).
+     *
+     * <p>The planner has no statistics for the staging table and, from its size, picks a merge or
+     * hash join that reads the whole target once batches reach a few thousand rows; with those
+     * joins disabled for the transaction it probes the primary-key index once per staged row,
+     * which keeps a flush's cost proportional to the batch rather than to the table.
+     */
+    static String mergeFromStaging(TargetTable target, List<TargetColumn> columns, String stagingName)
+    {
+        StringJoiner keyMatch = new StringJoiner(" AND ");
+        for (String column : target.primaryKey()) {
+            keyMatch.add("t." + quote(column) + " = s." + quote(column));
+        }
+        StringJoiner assignments = new StringJoiner(", ");
+        StringJoiner values = new StringJoiner(", ");
+        for (TargetColumn column : columns) {
+            values.add("s." + quote(column.name()));
+            if (!target.primaryKey().contains(column.name())) {
+                assignments.add(quote(column.name()) + " = s." + quote(column.name()));
+            }
+        }
+        List<String> staged = columns.stream().map(TargetColumn::name).toList();
+        for (TargetColumn column : target.columns()) {
+            if (!staged.contains(column.name()) && !column.generated()) {
+                assignments.add(quote(column.name()) + " = DEFAULT");
+            }
+        }
+        String insert = quote(StagingColumns.INSERT);
+        return "SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; "
+                + "MERGE INTO " + qualified(target.id()) + " AS t USING " + quote(stagingName) + " AS s ON " + keyMatch
+                + " WHEN MATCHED AND NOT s." + insert + " THEN DELETE"
+                + " WHEN MATCHED THEN " + (assignments.length() == 0 ? "DO NOTHING" : "UPDATE SET " + assignments)
+                + " WHEN NOT MATCHED AND s." + insert + " THEN INSERT (" + columnList(columns) + ") VALUES (" + values + ")";
+    }
+
+    /**
      * Fills unavailable (unchanged TOAST) values of staged rows from the current target row of the
      * same key, and clears the mask of every row it filled. Position {@code i} (1-based) of the
      * mask stands for the {@code i}-th staged column.

@@ -42,6 +42,8 @@ final class TablePlan
     final String unfilled;
     final String delete;
     final String insertFromStaging;
+    /** Deletes, updates and inserts every staged change in one statement (PostgreSQL 15+, see {@link Statements#mergeFromStaging}). */
+    final String merge;
 
     private TablePlan(TableSchema source, TargetTable target, boolean appendOnly, List<TargetColumn> columns, String stagingName, Dialect dialect, CopyFormat format)
     {
@@ -69,6 +71,7 @@ final class TablePlan
             this.unfilled = "";
             this.delete = "";
             this.insertFromStaging = "";
+            this.merge = "";
         }
         else {
             List<String> stagedNames = new ArrayList<>();
@@ -84,6 +87,7 @@ final class TablePlan
             this.unfilled = Statements.unfilledRows(target, stagingName);
             this.delete = dialect.delete().deleteTouchedKeys(target, stagingName);
             this.insertFromStaging = Statements.insertFromStaging(target.id(), columns, stagingName);
+            this.merge = Statements.mergeFromStaging(target, columns, stagingName);
         }
     }
 

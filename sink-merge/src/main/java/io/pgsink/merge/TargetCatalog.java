@@ -33,7 +33,8 @@ final class TargetCatalog
     @Language("SQL")
     private static final String COLUMNS = """
             SELECT c.oid, a.attname, format_type(a.atttypid, a.atttypmod),
-                   CASE WHEN t.typtype = 'd' THEN bt.typname ELSE t.typname END, a.attnotnull
+                   CASE WHEN t.typtype = 'd' THEN bt.typname ELSE t.typname END, a.attnotnull,
+                   has_table_privilege(c.oid, 'UPDATE')
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid
@@ -60,6 +61,10 @@ final class TargetCatalog
             WHERE p.localoid = ?
             ORDER BY k.position""";
 
+    /** PostgreSQL 12+ (and Greenplum 7): the generated columns, which no UPDATE may assign. */
+    @Language("SQL")
+    private static final String GENERATED_COLUMNS = "SELECT a.attname FROM pg_catalog.pg_attribute a WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated <> ''";
+
     private TargetCatalog() {}
 
     /** The table, or empty when it does not exist. */
@@ -67,6 +72,7 @@ final class TargetCatalog
             throws SQLException
     {
         long oid = 0;
+        boolean updatable = false;
         List<TargetColumn> columns = new ArrayList<>();
         try (PreparedStatement statement = connection.prepareStatement(COLUMNS)) {
             statement.setString(1, id.schema());
@@ -74,6 +80,7 @@ final class TargetCatalog
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
                     oid = rows.getLong(1);
+                    updatable = rows.getBoolean(6);
                     columns.add(new TargetColumn(rows.getString(2), rows.getString(3), rows.getString(4), rows.getBoolean(5)));
                 }
             }
@@ -81,9 +88,28 @@ final class TargetCatalog
         if (columns.isEmpty()) {
             return Optional.empty();
         }
+        if (!greenplum && connection.getMetaData().getDatabaseMajorVersion() >= 12) {
+            List<String> generated = names(connection, GENERATED_COLUMNS, oid);
+            if (!generated.isEmpty()) {
+                columns.replaceAll(column -> generated.contains(column.name())
+                        ? new TargetColumn(column.name(), column.declaredType(), column.encodingType(), column.notNull(), true)
+                        : column);
+            }
+        }
         List<String> primaryKey = names(connection, PRIMARY_KEY, oid);
         List<String> distributionKey = greenplum ? names(connection, DISTRIBUTION_KEY, oid) : List.of();
-        return Optional.of(new TargetTable(id, columns, primaryKey, distributionKey));
+        return Optional.of(new TargetTable(id, columns, primaryKey, distributionKey, updatable));
+    }
+
+    static boolean schemaExists(Connection connection, String schema)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = ?")) {
+            statement.setString(1, schema);
+            try (ResultSet rows = statement.executeQuery()) {
+                return rows.next();
+            }
+        }
     }
 
     static TargetTable require(Connection connection, TableId id, boolean greenplum)

@@ -10,13 +10,21 @@ import static java.util.Objects.requireNonNull;
  * @param encodingType {@code pg_type.typname} of the column's type, or of a domain's base type, e.g.
  *         {@code varchar}, {@code _int4}; selects the value encoder
  * @param notNull whether the column is NOT NULL
+ * @param generated whether it is a generated column ({@code GENERATED ALWAYS AS (...) STORED}),
+ *         which no statement may assign; read on PostgreSQL 12+ only (false elsewhere)
  */
-public record TargetColumn(String name, String declaredType, String encodingType, boolean notNull)
+public record TargetColumn(String name, String declaredType, String encodingType, boolean notNull, boolean generated)
 {
     public TargetColumn
     {
         requireNonNull(name, "name is null");
         requireNonNull(declaredType, "declaredType is null");
         requireNonNull(encodingType, "encodingType is null");
+    }
+
+    /** A column that is not generated. */
+    public TargetColumn(String name, String declaredType, String encodingType, boolean notNull)
+    {
+        this(name, declaredType, encodingType, notNull, false);
     }
 }

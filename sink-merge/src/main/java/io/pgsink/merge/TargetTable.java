@@ -14,9 +14,17 @@ import static java.util.Objects.requireNonNull;
  * @param columns in attribute order
  * @param primaryKey primary-key column names in key order; empty when the table has none
  * @param distributionKey Greenplum distribution-key columns; empty on PostgreSQL or for randomly distributed tables
+ * @param updatable whether the target user may UPDATE the table, which lets PostgreSQL 15+ apply
+ *         a flush's changes to existing keys with one {@code MERGE} instead of a delete and an insert
  */
-public record TargetTable(TableId id, List<TargetColumn> columns, List<String> primaryKey, List<String> distributionKey)
+public record TargetTable(TableId id, List<TargetColumn> columns, List<String> primaryKey, List<String> distributionKey, boolean updatable)
 {
+    /** A table the user may not update: flushes delete and insert. */
+    public TargetTable(TableId id, List<TargetColumn> columns, List<String> primaryKey, List<String> distributionKey)
+    {
+        this(id, columns, primaryKey, distributionKey, false);
+    }
+
     public TargetTable
     {
         requireNonNull(id, "id is null");

@@ -33,6 +33,74 @@ class MergeApplierIT
         return Dialect.POSTGRESQL;
     }
 
+    /** Whether the sink may update the tables, so that flushes merge changes to existing keys in place (PostgreSQL 15+). */
+    protected boolean updatesInPlace()
+    {
+        return true;
+    }
+
+    @Test
+    void existingKeysAreRewrittenWhole()
+            throws Exception
+    {
+        schema.execute("CREATE TABLE rewritten (id int PRIMARY KEY, v text, extra text DEFAULT 'default', len int GENERATED ALWAYS AS (length(v)) STORED)",
+                "INSERT INTO rewritten (id, v, extra) VALUES (1, 'a', 'set by hand'), (2, 'b', 'set by hand'), (3, 'c', 'kept')");
+        TableSchema source = TableSchema.of(TableId.of("src", "rewritten"), List.of("id", "v"), List.of("id"));
+        try (BufferedSink sink = sink(Map.of())) {
+            sink.accept(ChangeEvent.update(source, null, new Object[] {1, "updated"}, at(1), 0));
+            sink.accept(ChangeEvent.delete(source, new Object[] {2, null}, at(2), 0));
+            sink.accept(ChangeEvent.insert(source, new Object[] {4, "new"}, at(3), 0));
+            // an update of a key the target never had, and a delete of one it does not have
+            sink.accept(ChangeEvent.update(source, null, new Object[] {5, "never inserted"}, at(4), 0));
+            sink.accept(ChangeEvent.delete(source, new Object[] {6, null}, at(5), 0));
+            sink.flush();
+        }
+        // the columns the source lacks read as after a delete and an insert, however the row was written
+        assertThat(TestingSink.query(schema, "SELECT id, v, extra, len FROM rewritten ORDER BY id")).containsExactly(
+                List.of("1", "updated", "default", "7"),
+                List.of("3", "c", "kept", "1"),
+                List.of("4", "new", "default", "3"),
+                List.of("5", "never inserted", "default", "14"));
+
+        // key 1 updated in place, key 2 deleted; or both deleted (and key 1 inserted again)
+        assertThat(updatedAndDeleted("rewritten", 2)).isEqualTo(updatesInPlace() ? List.of("1", "1") : List.of("0", "2"));
+    }
+
+    @Test
+    void wideRowsAreDeletedAndInserted()
+            throws Exception
+    {
+        schema.execute("CREATE TABLE wide (id int PRIMARY KEY, body text)", "INSERT INTO wide VALUES (1, 'a'), (2, 'b')");
+        TableSchema source = TableSchema.of(TableId.of("src", "wide"), List.of("id", "body"), List.of("id"));
+        String body = "x".repeat((int) MergeApplier.MERGE_MAX_ROW_BYTES);
+        try (BufferedSink sink = sink(Map.of())) {
+            sink.accept(ChangeEvent.update(source, null, new Object[] {1, body}, at(1), 0));
+            sink.accept(ChangeEvent.update(source, null, new Object[] {2, body}, at(2), 0));
+            sink.flush();
+        }
+        assertThat(TestingSink.query(schema, "SELECT id, length(body) FROM wide ORDER BY id"))
+                .containsExactly(List.of("1", String.valueOf(body.length())), List.of("2", String.valueOf(body.length())));
+        // merging would write each row twice, into staging and then the target: both are deleted and inserted
+        assertThat(updatedAndDeleted("wide", 2)).isEqualTo(List.of("0", "2"));
+    }
+
+    /**
+     * The rows of {@code table} updated and deleted so far, once at least {@code expected} in all:
+     * the sink's backend reports its statistics when it exits, after the sink closed.
+     */
+    private List<String> updatedAndDeleted(String table, long expected)
+            throws Exception
+    {
+        String counts = "SELECT n_tup_upd, n_tup_del FROM pg_stat_user_tables WHERE schemaname = '" + schema.name() + "' AND relname = '" + table + "'";
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        List<String> written = TestingSink.query(schema, counts).get(0);
+        while (Long.parseLong(written.get(0)) + Long.parseLong(written.get(1)) < expected && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            written = TestingSink.query(schema, counts).get(0);
+        }
+        return written;
+    }
+
     @Test
     void rejectedValueNamesTableKeyAndColumnButNotTheValue()
             throws SQLException

@@ -81,7 +81,8 @@ final class Checker
                    EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND i.indisprimary),
                    has_table_privilege(c.oid, 'INSERT'), has_table_privilege(c.oid, 'DELETE'),
                    has_table_privilege(c.oid, 'SELECT'), has_table_privilege(c.oid, 'TRUNCATE'),
-                   has_schema_privilege(n.oid, 'USAGE')
+                   has_schema_privilege(n.oid, 'USAGE'), has_table_privilege(c.oid, 'UPDATE'),
+                   current_setting('server_version_num')::int >= 150000
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p')""";
@@ -386,6 +387,9 @@ final class Checker
                 }
                 else if (!rows.getBoolean(6)) {
                     add(Status.WARN, subject, name + " is ready, but the user may not TRUNCATE it, so a source truncate would fail");
+                }
+                else if (!rows.getBoolean(8) && rows.getBoolean(9) && !config.sink().targetDialect().equals("greenplum")) {
+                    add(Status.WARN, subject, name + " is ready, but the user may not UPDATE it, so flushes delete and re-insert changed rows instead of merging them in place (slower): GRANT UPDATE ON " + name + " TO <the sink's user>");
                 }
                 else {
                     add(Status.OK, subject, name + " is ready");
