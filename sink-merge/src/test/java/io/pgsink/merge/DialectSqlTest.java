@@ -208,7 +208,7 @@ class DialectSqlTest
         List<TargetColumn> staged = table.columns().subList(0, 3);
         assertThat(Statements.mergeFromStaging(table, staged, "stage")).isEqualTo(
                 "SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; "
-                        + "MERGE INTO \"Shop\".\"order lines\" AS t USING \"stage\" AS s ON t.\"tenant\" = s.\"tenant\" AND t.\"id\" = s.\"id\""
+                        + "MERGE INTO \"Shop\".\"order lines\" AS t USING (SELECT * FROM \"stage\" ORDER BY \"tenant\", \"id\") AS s ON t.\"tenant\" = s.\"tenant\" AND t.\"id\" = s.\"id\""
                         + " WHEN MATCHED AND NOT s.\"__pgsink_insert\" THEN DELETE"
                         // a column the source lacks gets its default, as a delete and insert would give it; a generated one is computed
                         + " WHEN MATCHED THEN UPDATE SET \"Note\" = s.\"Note\", \"loaded_at\" = DEFAULT"
