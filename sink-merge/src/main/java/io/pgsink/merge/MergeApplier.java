@@ -106,6 +106,8 @@ public final class MergeApplier
     private Dialect dialect = Dialect.POSTGRESQL;
     /** Whether {@code target.update.mode} allows {@code MERGE}. */
     private final boolean mergeAllowed;
+    /** The id of the open transaction, as the positions' statement returned it; 0 when unknown. */
+    private long transactionId;
     /** Whether the target runs PostgreSQL 15+, which has {@code MERGE}, and the configuration allows it. */
     private boolean mergeSupported;
     private final Map<TableId, TargetTable> targets = new HashMap<>();
@@ -364,7 +366,7 @@ public final class MergeApplier
                 }
             }
             if (commit) {
-                connection.commit();
+                commit(connection, batch);
             }
             else {
                 connection.rollback();
@@ -798,9 +800,15 @@ public final class MergeApplier
         }
     }
 
+    /**
+     * Stores the positions. On PostgreSQL the statement also returns the transaction's id, kept in
+     * {@link #transactionId} to find out whether the transaction committed when the connection is
+     * lost during {@code COMMIT}.
+     */
     private void storePositions(Connection connection, Map<String, SourcePosition> positions)
             throws SQLException
     {
+        transactionId = 0;
         if (positions.isEmpty()) {
             return;
         }
@@ -811,11 +819,82 @@ public final class MergeApplier
                     statement.setString(1, position.offset());
                     statement.setString(2, sinkName);
                     statement.setString(3, position.partition());
-                    if (statement.executeUpdate() > 0) {
+                    boolean stored;
+                    if (statement.execute()) {
+                        try (ResultSet rows = statement.getResultSet()) {
+                            stored = rows.next();
+                            if (stored) {
+                                transactionId = rows.getLong(1);
+                            }
+                        }
+                    }
+                    else {
+                        stored = statement.getUpdateCount() > 0;
+                    }
+                    if (stored) {
                         break;
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * Commits. When the connection is lost during {@code COMMIT}, the server may have committed or
+     * not; asking it on a new connection with {@code txid_status} (PostgreSQL 10+) tells which, so
+     * that a committed batch is not applied a second time: a replay is harmless for tables with a
+     * key, whose keys are deleted and written again, but a table without one
+     * ({@code tables.without.key=append-only}) would get its rows twice. When the answer cannot be
+     * had (Greenplum, an older server, no position stored), the failure is reported as it was.
+     */
+    private void commit(Connection connection, Batch batch)
+            throws SQLException
+    {
+        try {
+            connection.commit();
+        }
+        catch (SQLException e) {
+            long transaction = transactionId;
+            if (transaction == 0 || !connectionLost()) {
+                throw e;
+            }
+            discardConnection();
+            String status = transactionStatus(transaction, e);
+            if (!"committed".equals(status)) {
+                log.info("{} - the connection was lost while committing {} events; transaction {} is {}, so the batch is applied again",
+                        sinkName, batch.events(), transaction, status == null ? "unknown" : status);
+                throw e;
+            }
+            log.warn("{} - the connection was lost while committing {} events, but transaction {} committed: not applying them again",
+                    sinkName, batch.events(), transaction);
+        }
+    }
+
+    /** {@code committed}, {@code aborted}, or null when the server cannot say; waits while it is {@code in progress}. */
+    @Nullable
+    private String transactionStatus(long transaction, SQLException commitFailure)
+    {
+        try (Connection checking = connector.connect(); PreparedStatement statement = checking.prepareStatement("SELECT txid_status(?)")) {
+            statement.setLong(1, transaction);
+            for (int attempt = 0; ; attempt++) {
+                String status;
+                try (ResultSet rows = statement.executeQuery()) {
+                    status = rows.next() ? rows.getString(1) : null;
+                }
+                // the old session may not have finished its commit yet
+                if (!"in progress".equals(status) || attempt == 50) {
+                    return "in progress".equals(status) ? null : status;
+                }
+                Thread.sleep(200);
+            }
+        }
+        catch (SQLException e) {
+            commitFailure.addSuppressed(e);
+            return null;
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
         }
     }
 

@@ -85,6 +85,8 @@ final class PostgreSqlDialect
     public List<String> storeOffset(String qualifiedOffsetsTable)
     {
         return List.of("INSERT INTO " + qualifiedOffsetsTable + " AS o (source_offset, sink_name, source_partition, updated_at) VALUES (?, ?, ?, now())"
-                + " ON CONFLICT (sink_name, source_partition) DO UPDATE SET source_offset = EXCLUDED.source_offset, updated_at = EXCLUDED.updated_at");
+                + " ON CONFLICT (sink_name, source_partition) DO UPDATE SET source_offset = EXCLUDED.source_offset, updated_at = EXCLUDED.updated_at"
+                // the transaction's id, to ask the server whether it committed when COMMIT's answer is lost
+                + " RETURNING txid_current()");
     }
 }

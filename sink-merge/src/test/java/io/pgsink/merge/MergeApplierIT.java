@@ -10,9 +10,14 @@ import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
 import org.junit.jupiter.api.Test;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -64,6 +69,78 @@ class MergeApplierIT
 
         // key 1 updated in place, key 2 deleted; or both deleted (and key 1 inserted again)
         assertThat(updatedAndDeleted("rewritten", 2)).isEqualTo(updatesInPlace() ? List.of("1", "1") : List.of("0", "2"));
+    }
+
+    /** What the connection does when the sink commits a batch. */
+    private enum OnCommit
+    {
+        COMMIT, COMMIT_THEN_LOSE_CONNECTION, LOSE_CONNECTION
+    }
+
+    @Test
+    void connectionLostDuringCommitIsSettledByAskingTheServer()
+            throws SQLException
+    {
+        // a table without key: applying a committed batch again would duplicate its rows
+        schema.execute("CREATE TABLE ledger (entry int, note text)");
+        TableSchema ledger = TableSchema.of(TableId.of("src", "ledger"), List.of("entry", "note"), List.of());
+        SinkConfig config = config(Map.of(SinkConfig.TABLES_WITHOUT_KEY, "append-only"));
+        TargetConnector real = connector(config);
+        AtomicReference<OnCommit> onCommit = new AtomicReference<>(OnCommit.COMMIT);
+        TargetConnector losing = () -> losingConnectionOnCommit(real.connect(), onCommit);
+        try (BufferedSink sink = new BufferedSink(config.sinkName(), config.flushPolicy(), new MergeApplier(config, losing))) {
+            sink.accept(ChangeEvent.insert(ledger, new Object[] {1, "first"}, at(1), 0));
+            sink.flush();
+
+            // the server committed, but the answer was lost with the connection
+            onCommit.set(OnCommit.COMMIT_THEN_LOSE_CONNECTION);
+            sink.accept(ChangeEvent.insert(ledger, new Object[] {2, "second"}, at(2), 0));
+            sink.flush();
+            assertThat(sink.committedPositions()).containsEntry("{\"server\":\"src\"}", at(2));
+
+            // the connection was lost before the server committed: the flush fails, to be retried
+            onCommit.set(OnCommit.LOSE_CONNECTION);
+            sink.accept(ChangeEvent.insert(ledger, new Object[] {3, "third"}, at(3), 0));
+            assertThatThrownBy(sink::flush)
+                    .isInstanceOf(SinkException.class)
+                    .extracting(e -> ((SinkException) e).errorCode()).isEqualTo(ErrorCode.TRANSIENT);
+            onCommit.set(OnCommit.COMMIT);
+            sink.flush();
+            assertThat(sink.committedPositions()).containsEntry("{\"server\":\"src\"}", at(3));
+        }
+        assertThat(TestingSink.query(schema, "SELECT entry, note FROM ledger ORDER BY entry"))
+                .containsExactly(List.of("1", "first"), List.of("2", "second"), List.of("3", "third"));
+    }
+
+    /**
+     * The connection, doing what {@code onCommit} says when a transaction that stored positions
+     * commits (and once only): losing the connection closes it, which makes the server roll back
+     * what it did not commit yet, and fails as a lost connection does.
+     */
+    private static Connection losingConnectionOnCommit(Connection connection, AtomicReference<OnCommit> onCommit)
+    {
+        AtomicBoolean positionsStored = new AtomicBoolean();
+        return (Connection) Proxy.newProxyInstance(MergeApplierIT.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, arguments) -> {
+            if (method.getName().equals("prepareStatement") && arguments[0] instanceof String sql && sql.contains("RETURNING txid_current()")) {
+                positionsStored.set(true);
+            }
+            if (method.getName().equals("commit") && positionsStored.getAndSet(false)) {
+                OnCommit action = onCommit.getAndSet(OnCommit.COMMIT);
+                if (action != OnCommit.COMMIT) {
+                    if (action == OnCommit.COMMIT_THEN_LOSE_CONNECTION) {
+                        connection.commit();
+                    }
+                    connection.close();
+                    throw new SQLException("An I/O error occurred while sending to the backend.", "08006");
+                }
+            }
+            try {
+                return method.invoke(connection, arguments);
+            }
+            catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        });
     }
 
     @Test
