@@ -26,8 +26,8 @@ import java.util.Map;
  * {@code DELETE ... WHERE id = ANY(?)} of the touched keys that are not fresh; one statement that
  * stores the position (in a data-modifying CTE, which touches another table, so its order does not
  * matter) and inserts every final row from {@code unnest} of one array per column; {@code COMMIT}.
- * pgsink's COPY path needs eight (BEGIN and COPY into staging, DELETE, INSERT from staging, COPY of
- * the fresh rows into the target, position, COMMIT).
+ * pgsink's COPY path needs five for such a batch on PostgreSQL 15 (the position, which carries the
+ * transaction's BEGIN; COPY into staging, two; the MERGE; COMMIT).
  *
  * <p>Not part of pgsink: no TOAST filling, no fallback when a fresh key exists, one table, the
  * narrow columns only. Used by the small-flush suite alone.

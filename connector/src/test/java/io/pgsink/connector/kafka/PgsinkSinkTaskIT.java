@@ -230,17 +230,14 @@ class PgsinkSinkTaskIT
             PgsinkSinkTask task = start(context);
             task.open(List.of(P0));
             task.put(events(0, 10, P0, 0));
-            List<SinkRecord> batch = events(10, 10, P0, 10);
-            assertThatThrownBy(() -> task.put(batch))
-                    .isInstanceOf(RetriableException.class)
-                    .hasMessageContaining("An I/O error occurred while sending to the backend");
-            // the server finishes the commit the client gave up on
-            for (int attempt = 0; attempt < 100 && !query("SELECT count(*) FROM events").equals(List.of(List.of("20"))); attempt++) {
-                Thread.sleep(100);
-            }
+            // the sink asks the server on a new connection, waits while the transaction is still
+            // in progress, finds it committed, and goes on without applying the batch again (on
+            // Greenplum, which cannot be asked, the put fails and the retried batch is skipped
+            // because the stored positions hold it)
+            task.put(events(10, 10, P0, 10));
             assertThat(query("SELECT count(*) FROM events")).containsExactly(List.of("20"));
+            assertThat(query("SELECT count(*) FROM slept")).as("the commit was slow").containsExactly(List.of("1"));
 
-            task.put(batch);
             task.put(events(20, 10, P0, 20));
             assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(30)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(30)));
             assertThat(query("SELECT count(*), count(DISTINCT id), min(id), max(id) FROM events")).containsExactly(List.of("30", "30", "0", "29"));
