@@ -525,7 +525,7 @@ public final class MergeApplier
             copy(connection, plan, batch, plan.copyTarget, RowFilter.DIRECT, false, false, false);
             return;
         }
-        boolean merge = mergeSupported && plan.target.updatable() && narrowRows(batch);
+        boolean merge = mergeSupported && plan.mergeable && plan.target.updatable() && narrowRows(batch);
         boolean stageAll = !trustFreshKeys || (merge && batch.changes().size() <= SMALL_BATCH_CHANGES);
         RowFilter staged = stageAll ? RowFilter.STAGED : RowFilter.STAGED_TRUSTING_FRESH_KEYS;
         // merging, only fresh keys skip the staging table, and only in larger batches while they are trusted

@@ -79,7 +79,8 @@ final class Statements
                 + "MERGE INTO " + qualified(target.id()) + " AS t USING (SELECT * FROM " + quote(stagingName) + " ORDER BY " + keyOrder + ") AS s ON " + keyMatch
                 + " WHEN MATCHED AND NOT s." + insert + " THEN DELETE"
                 + " WHEN MATCHED THEN " + (assignments.length() == 0 ? "DO NOTHING" : "UPDATE SET " + assignments)
-                + " WHEN NOT MATCHED AND s." + insert + " THEN INSERT (" + columnList(columns) + ") VALUES (" + values + ")";
+                // as COPY does, write identity columns as given
+                + " WHEN NOT MATCHED AND s." + insert + " THEN INSERT (" + columnList(columns) + ") OVERRIDING SYSTEM VALUE VALUES (" + values + ")";
     }
 
     /**

@@ -44,6 +44,11 @@ final class TablePlan
     final String insertFromStaging;
     /** Deletes, updates and inserts every staged change in one statement (PostgreSQL 15+, see {@link Statements#mergeFromStaging}). */
     final String merge;
+    /**
+     * Whether {@link #merge} may apply this table's rows: not when a staged column other than the
+     * key is {@code GENERATED ALWAYS AS IDENTITY}, which COPY writes as given but an UPDATE cannot.
+     */
+    final boolean mergeable;
 
     private TablePlan(TableSchema source, TargetTable target, boolean appendOnly, List<TargetColumn> columns, String stagingName, Dialect dialect, CopyFormat format)
     {
@@ -72,6 +77,7 @@ final class TablePlan
             this.delete = "";
             this.insertFromStaging = "";
             this.merge = "";
+            this.mergeable = false;
         }
         else {
             List<String> stagedNames = new ArrayList<>();
@@ -88,6 +94,7 @@ final class TablePlan
             this.delete = dialect.delete().deleteTouchedKeys(target, stagingName);
             this.insertFromStaging = Statements.insertFromStaging(target.id(), columns, stagingName);
             this.merge = Statements.mergeFromStaging(target, columns, stagingName);
+            this.mergeable = columns.stream().noneMatch(column -> column.identityAlways() && !target.primaryKey().contains(column.name()));
         }
     }
 

@@ -61,9 +61,10 @@ final class TargetCatalog
             WHERE p.localoid = ?
             ORDER BY k.position""";
 
-    /** PostgreSQL 12+ (and Greenplum 7): the generated columns, which no UPDATE may assign. */
+    /** PostgreSQL 12+: generated columns, which no UPDATE may assign, and identity columns. */
     @Language("SQL")
-    private static final String GENERATED_COLUMNS = "SELECT a.attname FROM pg_catalog.pg_attribute a WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated <> ''";
+    private static final String GENERATED_COLUMNS = "SELECT a.attname, a.attgenerated <> '', a.attidentity = 'a' FROM pg_catalog.pg_attribute a"
+            + " WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped AND (a.attgenerated <> '' OR a.attidentity = 'a')";
 
     private TargetCatalog() {}
 
@@ -89,11 +90,18 @@ final class TargetCatalog
             return Optional.empty();
         }
         if (!greenplum && connection.getMetaData().getDatabaseMajorVersion() >= 12) {
-            List<String> generated = names(connection, GENERATED_COLUMNS, oid);
-            if (!generated.isEmpty()) {
-                columns.replaceAll(column -> generated.contains(column.name())
-                        ? new TargetColumn(column.name(), column.declaredType(), column.encodingType(), column.notNull(), true)
-                        : column);
+            try (PreparedStatement statement = connection.prepareStatement(GENERATED_COLUMNS)) {
+                statement.setLong(1, oid);
+                try (ResultSet rows = statement.executeQuery()) {
+                    while (rows.next()) {
+                        String name = rows.getString(1);
+                        boolean generated = rows.getBoolean(2);
+                        boolean identityAlways = rows.getBoolean(3);
+                        columns.replaceAll(column -> column.name().equals(name)
+                                ? new TargetColumn(column.name(), column.declaredType(), column.encodingType(), column.notNull(), generated, identityAlways)
+                                : column);
+                    }
+                }
             }
         }
         List<String> primaryKey = names(connection, PRIMARY_KEY, oid);

@@ -12,8 +12,10 @@ import static java.util.Objects.requireNonNull;
  * @param notNull whether the column is NOT NULL
  * @param generated whether it is a generated column ({@code GENERATED ALWAYS AS (...) STORED}),
  *         which no statement may assign; read on PostgreSQL 12+ only (false elsewhere)
+ * @param identityAlways whether it is a {@code GENERATED ALWAYS AS IDENTITY} column, which COPY
+ *         writes as given but an UPDATE may only set to DEFAULT; read on PostgreSQL 12+ only
  */
-public record TargetColumn(String name, String declaredType, String encodingType, boolean notNull, boolean generated)
+public record TargetColumn(String name, String declaredType, String encodingType, boolean notNull, boolean generated, boolean identityAlways)
 {
     public TargetColumn
     {
@@ -22,9 +24,9 @@ public record TargetColumn(String name, String declaredType, String encodingType
         requireNonNull(encodingType, "encodingType is null");
     }
 
-    /** A column that is not generated. */
+    /** A column that is neither generated nor an identity. */
     public TargetColumn(String name, String declaredType, String encodingType, boolean notNull)
     {
-        this(name, declaredType, encodingType, notNull, false);
+        this(name, declaredType, encodingType, notNull, false, false);
     }
 }

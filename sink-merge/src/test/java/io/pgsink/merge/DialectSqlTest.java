@@ -203,7 +203,7 @@ class DialectSqlTest
     {
         TargetTable table = new TargetTable(TableId.of("Shop", "order lines"),
                 List.of(new TargetColumn("tenant", "integer", "int4", true), new TargetColumn("id", "bigint", "int8", true), new TargetColumn("Note", "text", "text", false),
-                        new TargetColumn("loaded_at", "timestamp with time zone", "timestamptz", false), new TargetColumn("note_length", "integer", "int4", false, true)),
+                        new TargetColumn("loaded_at", "timestamp with time zone", "timestamptz", false), new TargetColumn("note_length", "integer", "int4", false, true, false)),
                 List.of("tenant", "id"), List.of(), true);
         List<TargetColumn> staged = table.columns().subList(0, 3);
         assertThat(Statements.mergeFromStaging(table, staged, "stage")).isEqualTo(
@@ -212,11 +212,11 @@ class DialectSqlTest
                         + " WHEN MATCHED AND NOT s.\"__pgsink_insert\" THEN DELETE"
                         // a column the source lacks gets its default, as a delete and insert would give it; a generated one is computed
                         + " WHEN MATCHED THEN UPDATE SET \"Note\" = s.\"Note\", \"loaded_at\" = DEFAULT"
-                        + " WHEN NOT MATCHED AND s.\"__pgsink_insert\" THEN INSERT (\"tenant\", \"id\", \"Note\") VALUES (s.\"tenant\", s.\"id\", s.\"Note\")");
+                        + " WHEN NOT MATCHED AND s.\"__pgsink_insert\" THEN INSERT (\"tenant\", \"id\", \"Note\") OVERRIDING SYSTEM VALUE VALUES (s.\"tenant\", s.\"id\", s.\"Note\")");
 
         TargetTable keyOnly = new TargetTable(TableId.of("s", "k"), List.of(new TargetColumn("id", "bigint", "int8", true)), List.of("id"), List.of(), true);
         assertThat(Statements.mergeFromStaging(keyOnly, keyOnly.columns(), "stage"))
-                .contains(" WHEN MATCHED THEN DO NOTHING WHEN NOT MATCHED AND s.\"__pgsink_insert\" THEN INSERT (\"id\") VALUES (s.\"id\")");
+                .contains(" WHEN MATCHED THEN DO NOTHING WHEN NOT MATCHED AND s.\"__pgsink_insert\" THEN INSERT (\"id\") OVERRIDING SYSTEM VALUE VALUES (s.\"id\")");
     }
 
     @Test
