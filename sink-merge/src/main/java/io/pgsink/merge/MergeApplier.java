@@ -447,13 +447,7 @@ public final class MergeApplier
     {
         java.util.Optional<TargetTable> found = TargetCatalog.read(connection, targetId, dialect.isGreenplum());
         if (found.isEmpty() && evolveSchema) {
-            List<String> ddl = SchemaEvolution.createTable(targetId, schema, dialect);
-            if (TargetCatalog.schemaExists(connection, targetId.schema())) {
-                // CREATE SCHEMA IF NOT EXISTS wants the CREATE privilege on the database even when
-                // the schema exists, which a sink user granted only CREATE on its schema lacks
-                ddl = ddl.subList(1, ddl.size());
-            }
-            executeDdl(connection, ddl);
+            executeDdl(connection, SchemaEvolution.createTable(targetId, schema, dialect, TargetCatalog.schemaExists(connection, targetId.schema())));
             log.info("{} - created target table {} for {}", sinkName, targetId, schema.table());
             found = TargetCatalog.read(connection, targetId, dialect.isGreenplum());
         }
@@ -592,7 +586,7 @@ public final class MergeApplier
             @Override
             boolean test(RowChange change)
             {
-                return change.isFresh() && !change.isDelete() && !change.hasUnavailableValues();
+                return change.isFresh() && DIRECT.test(change);
             }
         },
         /** Nothing. */

@@ -24,8 +24,12 @@ final class SchemaEvolution
 {
     private SchemaEvolution() {}
 
-    /** Creates the target's schema, then the table (two statements, in that order). */
-    static List<String> createTable(TableId target, TableSchema source, Dialect dialect)
+    /**
+     * Creates the table, and first its schema unless {@code schemaExists}: {@code CREATE SCHEMA IF
+     * NOT EXISTS} wants the CREATE privilege on the database even when the schema exists, which a
+     * sink user granted only CREATE on its schema lacks.
+     */
+    static List<String> createTable(TableId target, TableSchema source, Dialect dialect, boolean schemaExists)
     {
         List<String> untyped = new ArrayList<>();
         StringJoiner definitions = new StringJoiner(", ");
@@ -51,9 +55,8 @@ final class SchemaEvolution
         if (dialect.isGreenplum()) {
             distribution = source.hasKey() ? " DISTRIBUTED BY (" + key + ")" : " DISTRIBUTED RANDOMLY";
         }
-        return List.of(
-                "CREATE SCHEMA IF NOT EXISTS " + quote(target.schema()),
-                "CREATE TABLE IF NOT EXISTS " + Statements.qualified(target) + " (" + definitions + ")" + distribution);
+        String table = "CREATE TABLE IF NOT EXISTS " + Statements.qualified(target) + " (" + definitions + ")" + distribution;
+        return schemaExists ? List.of(table) : List.of("CREATE SCHEMA IF NOT EXISTS " + quote(target.schema()), table);
     }
 
     static List<String> addColumns(TableSchema source, TargetTable target)

@@ -109,12 +109,12 @@ class DialectSqlTest
         statements.addAll(dialect.offsets().storeOffset("\"meta\".\"pgsink_offsets\""));
 
         TableSchema keyed = new TableSchema(TableId.of("src", "order lines"), List.of(column("tenant", "int4"), column("id", "int8"), column("Note", "text")), List.of("tenant", "id"));
-        List<String> create = SchemaEvolution.createTable(TableId.of("Shop", "order lines"), keyed, dialect);
+        List<String> create = SchemaEvolution.createTable(TableId.of("Shop", "order lines"), keyed, dialect, false);
         assertThat(create.get(1)).isEqualTo("CREATE TABLE IF NOT EXISTS \"Shop\".\"order lines\" (\"tenant\" int4 NOT NULL, \"id\" int8 NOT NULL, \"Note\" text,"
                 + " PRIMARY KEY (\"tenant\", \"id\")) DISTRIBUTED BY (\"tenant\", \"id\")");
         statements.addAll(create);
         TableSchema keyless = new TableSchema(TableId.of("src", "log"), List.of(column("line", "text")), List.of());
-        assertThat(SchemaEvolution.createTable(TableId.of("Shop", "log"), keyless, dialect).get(1)).endsWith(" (\"line\" text) DISTRIBUTED RANDOMLY");
+        assertThat(SchemaEvolution.createTable(TableId.of("Shop", "log"), keyless, dialect, false).get(1)).endsWith(" (\"line\" text) DISTRIBUTED RANDOMLY");
         TableSchema wider = new TableSchema(keyed.table(), List.of(column("tenant", "int4"), column("id", "int8"), column("Note", "text"), column("added", "numeric(10,2)")), keyed.keyColumns());
         List<String> addColumns = SchemaEvolution.addColumns(wider, ORDERS);
         assertThat(addColumns).containsExactly("ALTER TABLE \"Shop\".\"order lines\" ADD COLUMN \"added\" numeric(10,2)");

@@ -143,10 +143,10 @@ class SchemaEvolutionIT
     void greenplumCreatesTablesDistributedByTheKey()
     {
         TableSchema source = new TableSchema(TableId.of("src", "t"), List.of(column("tenant", "int4"), column("id", "int8"), column("v", "text")), List.of("tenant", "id"));
-        assertThat(SchemaEvolution.createTable(TableId.of("dw", "t"), source, Dialect.GREENPLUM)).containsExactly(
+        assertThat(SchemaEvolution.createTable(TableId.of("dw", "t"), source, Dialect.GREENPLUM, false)).containsExactly(
                 "CREATE SCHEMA IF NOT EXISTS \"dw\"",
                 "CREATE TABLE IF NOT EXISTS \"dw\".\"t\" (\"tenant\" int4 NOT NULL, \"id\" int8 NOT NULL, \"v\" text, PRIMARY KEY (\"tenant\", \"id\")) DISTRIBUTED BY (\"tenant\", \"id\")");
-        assertThat(SchemaEvolution.createTable(TableId.of("dw", "t"), source, Dialect.POSTGRESQL).get(1)).doesNotContain("DISTRIBUTED");
+        assertThat(SchemaEvolution.createTable(TableId.of("dw", "t"), source, Dialect.POSTGRESQL, false).get(1)).doesNotContain("DISTRIBUTED");
         assertThat(SchemaEvolution.baseType("int4[]")).isEqualTo("_int4");
         assertThat(SchemaEvolution.baseType("numeric(10,2)")).isEqualTo("numeric");
     }
