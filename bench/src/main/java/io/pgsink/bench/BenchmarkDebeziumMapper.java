@@ -1,6 +1,6 @@
 package io.pgsink.bench;
 
-import io.pgsink.connector.kafka.DebeziumRecordMapper;
+import io.pgsink.connector.debezium.DebeziumRecordMapper;
 import io.pgsink.core.SourcePosition;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.openjdk.jmh.annotations.Benchmark;

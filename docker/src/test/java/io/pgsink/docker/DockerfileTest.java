@@ -301,8 +301,9 @@ class DockerfileTest
     }
 
     /**
-     * The files the connector module builds into {@code connector/target}, relative to the
-     * repository root, as its pom names them: the shaded runnable jar and the plugin archive.
+     * The files the connector modules build into their {@code target} folders, relative to the
+     * repository root, as their poms name them: the shaded runnable jar (standalone) and the
+     * plugin archive (Kafka Connect).
      */
     static Set<String> connectorArtifacts()
             throws Exception
@@ -310,25 +311,27 @@ class DockerfileTest
         DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
         Document parent = factory.newDocumentBuilder().parse(ComposeStack.REPOSITORY.resolve("pom.xml").toFile());
         String version = text(parent.getDocumentElement(), "version");
-        Document pom = factory.newDocumentBuilder().parse(ComposeStack.REPOSITORY.resolve("connector/pom.xml").toFile());
         Set<String> artifacts = new TreeSet<>();
-        NodeList plugins = pom.getElementsByTagName("plugin");
-        for (int i = 0; i < plugins.getLength(); i++) {
-            Element plugin = (Element) plugins.item(i);
-            String artifactId = text(plugin, "artifactId");
-            NodeList finalNames = plugin.getElementsByTagName("finalName");
-            for (int j = 0; j < finalNames.getLength(); j++) {
-                String name = finalNames.item(j).getTextContent().strip().replace("${project.version}", version);
-                if (artifactId.equals("maven-shade-plugin")) {
-                    artifacts.add("connector/target/" + name + ".jar");
-                }
-                else if (artifactId.equals("maven-assembly-plugin")) {
-                    NodeList descriptors = plugin.getElementsByTagName("descriptor");
-                    for (int k = 0; k < descriptors.getLength(); k++) {
-                        Document descriptor = factory.newDocumentBuilder().parse(ComposeStack.REPOSITORY.resolve("connector").resolve(descriptors.item(k).getTextContent().strip()).toFile());
-                        NodeList formats = descriptor.getElementsByTagName("format");
-                        for (int f = 0; f < formats.getLength(); f++) {
-                            artifacts.add("connector/target/" + name + "." + formats.item(f).getTextContent().strip());
+        for (String module : List.of("connector/standalone", "connector/kafka")) {
+            Document pom = factory.newDocumentBuilder().parse(ComposeStack.REPOSITORY.resolve(module).resolve("pom.xml").toFile());
+            NodeList plugins = pom.getElementsByTagName("plugin");
+            for (int i = 0; i < plugins.getLength(); i++) {
+                Element plugin = (Element) plugins.item(i);
+                String artifactId = text(plugin, "artifactId");
+                NodeList finalNames = plugin.getElementsByTagName("finalName");
+                for (int j = 0; j < finalNames.getLength(); j++) {
+                    String name = finalNames.item(j).getTextContent().strip().replace("${project.version}", version);
+                    if (artifactId.equals("maven-shade-plugin")) {
+                        artifacts.add(module + "/target/" + name + ".jar");
+                    }
+                    else if (artifactId.equals("maven-assembly-plugin")) {
+                        NodeList descriptors = plugin.getElementsByTagName("descriptor");
+                        for (int k = 0; k < descriptors.getLength(); k++) {
+                            Document descriptor = factory.newDocumentBuilder().parse(ComposeStack.REPOSITORY.resolve(module).resolve(descriptors.item(k).getTextContent().strip()).toFile());
+                            NodeList formats = descriptor.getElementsByTagName("format");
+                            for (int f = 0; f < formats.getLength(); f++) {
+                                artifacts.add(module + "/target/" + name + "." + formats.item(f).getTextContent().strip());
+                            }
                         }
                     }
                 }
@@ -353,10 +356,10 @@ class DockerfileTest
     void connectorArtifactsAreTheJarAndThePluginArchive()
             throws Exception
     {
-        assertThat(connectorArtifacts()).hasSize(2).contains("connector/target/pgsink.jar")
-                .anyMatch(artifact -> artifact.matches("connector/target/pgsink-kafka-connect-\\d[^/]*\\.zip"));
-        assertThat(sentToBuild("connector/target/pgsink.jar", List.of("*", "!connector/target/pgsink.jar"))).isTrue();
-        assertThat(sentToBuild("connector/target/pgsink.jar", List.of("*", "!connector/target/*.zip"))).isFalse();
+        assertThat(connectorArtifacts()).hasSize(2).contains("connector/standalone/target/pgsink.jar")
+                .anyMatch(artifact -> artifact.matches("connector/kafka/target/pgsink-kafka-connect-\\d[^/]*\\.zip"));
+        assertThat(sentToBuild("connector/standalone/target/pgsink.jar", List.of("*", "!connector/standalone/target/pgsink.jar"))).isTrue();
+        assertThat(sentToBuild("connector/standalone/target/pgsink.jar", List.of("*", "!connector/kafka/target/*.zip"))).isFalse();
         assertThat(sentToBuild("docker/config/a.properties", List.of("target"))).isTrue();
     }
 }

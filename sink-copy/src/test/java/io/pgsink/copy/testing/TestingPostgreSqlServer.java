@@ -1,8 +1,10 @@
 package io.pgsink.copy.testing;
 
+import io.pgsink.embedded.EmbeddedPostgres;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.PostgreSQLContainer;
 
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -12,12 +14,18 @@ import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The PostgreSQL every integration test talks to, one per test JVM.
- *
- * <p>When the environment variable {@value #URL_ENVIRONMENT_VARIABLE} holds a JDBC URL (CI and
- * machines without Docker), that server is used. Otherwise a Testcontainers PostgreSQL 15 with
- * {@code wal_level=logical} is started. When neither works the tests fail with a message saying how
- * to provide a database: an integration test that silently skips proves nothing.
+ * The PostgreSQL every integration test talks to, one per test JVM, in this order:
+ * <ol>
+ * <li>the server at the JDBC URL in the environment variable {@value #URL_ENVIRONMENT_VARIABLE},
+ *     when it is set (it needs {@code wal_level=logical} for the Debezium-based tests);</li>
+ * <li>a Testcontainers PostgreSQL 15 with {@code wal_level=logical}, where a Docker engine
+ *     answers;</li>
+ * <li>otherwise an {@link EmbeddedPostgres} (the quickstart's binaries, PostgreSQL 15, also as
+ *     root), started once for the JVM and stopped when it exits: a fresh machine needs nothing set
+ *     up.</li>
+ * </ol>
+ * When none works the tests fail with a message saying how to provide a database: an integration
+ * test that silently skips proves nothing.
  *
  * <p>Tests never share state: each test class asks for its own {@link TestingSchema} (or database)
  * with a random name and drops it when done.
@@ -70,10 +78,7 @@ public final class TestingPostgreSqlServer
             docker = false;
         }
         if (!docker) {
-            throw new IllegalStateException("No PostgreSQL for the integration tests: set " + URL_ENVIRONMENT_VARIABLE
-                    + " to a JDBC URL of a PostgreSQL 12+ server with wal_level=logical (for example "
-                    + "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres), or make a Docker engine available "
-                    + "so that Testcontainers can start one. .ci/run does the former.");
+            return startEmbedded();
         }
         @SuppressWarnings("resource") // lives as long as the test JVM; Testcontainers' reaper removes it
         PostgreSQLContainer<?> container = new PostgreSQLContainer<>("postgres:15")
@@ -83,6 +88,27 @@ public final class TestingPostgreSqlServer
         properties.setProperty("user", container.getUsername());
         properties.setProperty("password", container.getPassword());
         return new TestingPostgreSqlServer(container.getJdbcUrl(), properties);
+    }
+
+    private static TestingPostgreSqlServer startEmbedded()
+    {
+        EmbeddedPostgres server;
+        try {
+            server = EmbeddedPostgres.start();
+        }
+        catch (IOException e) {
+            throw new IllegalStateException("No PostgreSQL for the integration tests: starting an embedded one failed (" + e.getMessage() + "). Set " + URL_ENVIRONMENT_VARIABLE
+                    + " to a JDBC URL of a PostgreSQL 12+ server with wal_level=logical (for example jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres),"
+                    + " or make a Docker engine available so that Testcontainers can start one.", e);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while starting the embedded PostgreSQL", e);
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "embedded-postgres-stop"));
+        Properties properties = new Properties();
+        properties.setProperty("user", "postgres");
+        return new TestingPostgreSqlServer(server.jdbcUrl("postgres"), properties);
     }
 
     /** The JDBC URL of the server's default database. Credentials may be in {@link #properties()}. */
