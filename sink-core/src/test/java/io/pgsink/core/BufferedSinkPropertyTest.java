@@ -9,6 +9,8 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The merge buffer's contract: merging a stream of changes and applying the merged batches gives
  * the same target as applying the changes one by one, for any starting state, any mix of inserts,
- * updates, key changes, deletes and truncates, and any flush boundaries.
+ * updates, key changes, deletes and truncates, SQL NULLs in any column but the key, and any flush
+ * boundaries.
  */
 class BufferedSinkPropertyTest
 {
@@ -92,7 +95,7 @@ class BufferedSinkPropertyTest
     private static void applySequentially(Map<RowKey, List<Object>> rows, ChangeEvent event, Map<RowKey, List<Object>> removed)
     {
         switch (event.operation()) {
-            case INSERT, READ -> rows.put(SCHEMA.keyOf(event.after()), List.of(event.after().clone()));
+            case INSERT, READ -> rows.put(SCHEMA.keyOf(event.after()), row(event.after()));
             case UPDATE -> {
                 RowKey key = SCHEMA.keyOf(event.after());
                 RowKey oldKey = event.before() == null ? key : SCHEMA.keyOf(event.before());
@@ -100,13 +103,13 @@ class BufferedSinkPropertyTest
                 if (current == null) {
                     current = removed.get(oldKey);
                 }
-                List<Object> row = new ArrayList<>(List.of(event.after().clone()));
+                List<Object> row = new ArrayList<>(row(event.after()));
                 for (int i = 0; i < row.size(); i++) {
                     if (row.get(i) == UnavailableValue.INSTANCE) {
                         row.set(i, current.get(i));
                     }
                 }
-                rows.put(key, List.copyOf(row));
+                rows.put(key, Collections.unmodifiableList(row));
             }
             case DELETE -> {
                 RowKey key = SCHEMA.keyOf(event.before());
@@ -119,13 +122,20 @@ class BufferedSinkPropertyTest
         }
     }
 
+    /** A row as the reference keeps it: a fixed-size list that may hold SQL NULLs (so not {@code List.of}). */
+    private static List<Object> row(Object[] values)
+    {
+        return Collections.unmodifiableList(Arrays.asList(values.clone()));
+    }
+
     @Provide
     Arbitrary<Map<RowKey, List<Object>>> state()
     {
         return Arbitraries.integers().between(0, KEYS - 1).set().ofMaxSize(KEYS).map(keys -> {
             Map<RowKey, List<Object>> rows = new LinkedHashMap<>();
             for (int key : keys) {
-                rows.put(new RowKey(new Object[] {(long) key}), List.of((long) key, "start" + key, "big-start" + key));
+                // every third starting row has NULL in "a", every fourth in "big"
+                rows.put(new RowKey(new Object[] {(long) key}), row(new Object[] {(long) key, key % 3 == 0 ? null : "start" + key, key % 4 == 0 ? null : "big-start" + key}));
             }
             return rows;
         });
@@ -159,7 +169,8 @@ class BufferedSinkPropertyTest
         {
             SourcePosition position = new SourcePosition("p", String.valueOf(offset));
             Long id = (long) key;
-            Object[] row = {id, "v" + value, "big" + value};
+            // SQL NULLs: in "a" for every fifth value, in "big" for every seventh
+            Object[] row = {id, value % 5 == 0 ? null : "v" + value, value % 7 == 0 ? null : "big" + value};
             boolean exists = source == null || source.containsKey(new RowKey(new Object[] {id}));
             Kind effective = kind;
             if (source != null && !exists && kind != Kind.TRUNCATE) {
@@ -180,7 +191,7 @@ class BufferedSinkPropertyTest
                     return ChangeEvent.update(SCHEMA, null, row, position, 0);
                 }
                 case UPDATE_KEEPING_BIG -> {
-                    Object[] after = {id, "v" + value, source == null ? "big" + value : UnavailableValue.INSTANCE};
+                    Object[] after = {id, row[1], source == null ? row[2] : UnavailableValue.INSTANCE};
                     return ChangeEvent.update(SCHEMA, new Random(value).nextBoolean() ? null : new Object[] {id, null, null}, after, position, 0);
                 }
                 case UPDATE_KEY, SPLIT_KEY_CHANGE -> {
@@ -193,8 +204,8 @@ class BufferedSinkPropertyTest
                         return ChangeEvent.delete(SCHEMA, new Object[] {id, null, null}, position, 0);
                     }
                     // with a source, the big value may be unchanged: it must come from the old key's row
-                    Object big = source != null && value % 2 == 0 ? UnavailableValue.INSTANCE : "big-moved" + value;
-                    return ChangeEvent.update(SCHEMA, new Object[] {id, null, null}, new Object[] {newId, "moved" + value, big}, position, 0);
+                    Object big = source != null && value % 2 == 0 ? UnavailableValue.INSTANCE : value % 7 == 0 ? null : "big-moved" + value;
+                    return ChangeEvent.update(SCHEMA, new Object[] {id, null, null}, new Object[] {newId, value % 5 == 0 ? null : "moved" + value, big}, position, 0);
                 }
                 case DELETE -> {
                     return ChangeEvent.delete(SCHEMA, new Object[] {id, null, null}, position, 0);

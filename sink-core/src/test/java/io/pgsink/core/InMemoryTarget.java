@@ -1,6 +1,7 @@
 package io.pgsink.core;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,7 +62,7 @@ final class InMemoryTarget
                     if (current == null) {
                         throw new SinkException(ErrorCode.DATA, "no target row to fill " + change.key());
                     }
-                    List<Object> row = new ArrayList<>(List.of(change.row()));
+                    List<Object> row = new ArrayList<>(Arrays.asList(change.row()));
                     for (int i = 0; i < row.size(); i++) {
                         if (row.get(i) == UnavailableValue.INSTANCE) {
                             row.set(i, current.get(i));
@@ -77,7 +78,7 @@ final class InMemoryTarget
             }
             for (RowChange change : tableBatch.changes()) {
                 if (!change.isDelete()) {
-                    List<Object> row = filled.containsKey(change.key()) ? filled.get(change.key()) : List.of(change.row());
+                    List<Object> row = filled.containsKey(change.key()) ? filled.get(change.key()) : Arrays.asList(change.row().clone());
                     if (row.contains(UnavailableValue.INSTANCE)) {
                         throw new AssertionError("unavailable value reached the target");
                     }

@@ -1,5 +1,6 @@
 package io.pgsink.connector.standalone;
 
+import org.jetbrains.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -8,6 +9,10 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,9 +27,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Exactly-once in effect, under SIGKILL: the service runs as its own JVM (the runnable jar) while a
- * workload changes the source; it is killed with SIGKILL at random moments (during start-up, the
- * snapshot, streaming, flushes) and restarted each time; at the end the target must equal the
- * source, with nothing lost and nothing applied twice.
+ * workload changes the source; it is killed with SIGKILL and restarted, again and again; at the end
+ * the target must equal the source, with nothing lost and nothing applied twice.
+ *
+ * <p>The kill moments are taken from the progress the test observes, never from the clock alone,
+ * so that a slow (busy) machine moves them with the service rather than before it: the first run
+ * is killed in the middle of the snapshot (once the target holds part of the seeded rows); later
+ * runs cycle through "while starting up" (the JVM has logged, no position stored by this run yet),
+ * "after n stored positions" (the offsets row changed n times) and "during a flush" (a few
+ * milliseconds after a stored position changed, while the next batch is being applied). Every
+ * moment but the first two is after a stored position, so later starts must resume from one.
  *
  * <p>{@code -Dpgsink.crash.kills=N} (or {@code PGSINK_CRASH_KILLS}) sets the number of kills,
  * {@code -Dpgsink.crash.seed=S} replays a run; {@code src/test/scripts/crash-test.sh} runs it 50
@@ -32,6 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class CrashRecoveryIT
 {
+    private static final Duration PROGRESS_TIMEOUT = Duration.ofSeconds(180);
     private static final String SECRET = "pgsink-crash-test-secret-" + Long.toHexString(System.nanoTime());
 
     private TestingDatabase source;
@@ -69,7 +82,8 @@ class CrashRecoveryIT
             // enough rows that the snapshot takes a while: kills land in it too
             new DemoWorkload(connection, seed).seed(30_000);
         }
-        Path config = writeConfig(directory);
+        String sinkName = TestingDatabase.randomName("crash");
+        Path config = writeConfig(directory, sinkName);
         // kept in the build directory when the test fails: the child JVM's log is the evidence
         Path log = Path.of(System.getenv().getOrDefault("PGSINK_BUILD_DIRECTORY", directory.toString())).resolve("crash-test-" + seed + ".log");
         Files.deleteIfExists(log);
@@ -90,19 +104,43 @@ class CrashRecoveryIT
         }, "crash-test-workload");
         workload.start();
         try {
+            String stored = storedPosition(sinkName);
             for (int kill = 1; kill <= kills; kill++) {
+                long logged = Files.exists(log) ? Files.size(log) : 0;
                 Process process = start(config, log);
-                // from "still starting" through snapshot and streaming: JVM and engine start take ~2 s
-                long lifetime = 500 + random.nextInt(5000);
-                if (kill == 1) {
-                    // the first run snapshots the table: kill it in the middle of that
-                    lifetime = 1500 + random.nextInt(2500);
-                }
-                boolean exited = process.waitFor(lifetime, TimeUnit.MILLISECONDS);
-                assertThat(exited).as("pgsink exited by itself before kill %s; log:\n%s", kill, tail(log)).isFalse();
+                Moment moment = kill == 1 ? Moment.DURING_SNAPSHOT : Moment.values()[1 + random.nextInt(Moment.values().length - 1)];
+                String reached = switch (moment) {
+                    case DURING_SNAPSHOT -> {
+                        // the snapshot flushes the 30,000 seeded rows 700 at a time: kill it between two of them
+                        long rows = 1 + random.nextInt(20_000);
+                        awaitProgress(process, log, "the snapshot to copy " + rows + " rows", () -> assertThat(targetRows()).isGreaterThanOrEqualTo(rows));
+                        yield "after the target held " + targetRows() + " snapshot rows";
+                    }
+                    case STARTING -> {
+                        awaitProgress(process, log, "the JVM to start logging", () -> assertThat(Files.exists(log) ? Files.size(log) : 0).isGreaterThan(logged));
+                        yield "while starting";
+                    }
+                    case AFTER_STORED_POSITIONS -> {
+                        int positions = 1 + random.nextInt(5);
+                        String from = stored;
+                        for (int i = 0; i < positions; i++) {
+                            from = awaitNewPosition(process, log, sinkName, from);
+                        }
+                        yield "after " + positions + " stored positions";
+                    }
+                    case DURING_FLUSH -> {
+                        awaitNewPosition(process, log, sinkName, stored);
+                        // flushes come every 50 ms under the workload: a few ms after a commit the next one is underway
+                        long delay = random.nextInt(40);
+                        Thread.sleep(delay);
+                        yield delay + " ms after a stored position";
+                    }
+                };
+                assertThat(process.isAlive()).as("pgsink exited by itself before kill %s; log:\n%s", kill, tail(log)).isTrue();
                 process.destroyForcibly();
                 assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-                System.out.println("CrashRecoveryIT: kill " + kill + " of " + kills + " after " + lifetime + " ms");
+                stored = storedPosition(sinkName);
+                System.out.println("CrashRecoveryIT: kill " + kill + " of " + kills + " " + reached);
                 assertThat(workloadFailure.get()).isNull();
             }
         }
@@ -134,7 +172,72 @@ class CrashRecoveryIT
         Files.delete(log);
     }
 
-    private Path writeConfig(Path directory)
+    /** When a run is killed, relative to what the test saw it do. */
+    private enum Moment
+    {
+        DURING_SNAPSHOT,
+        STARTING,
+        AFTER_STORED_POSITIONS,
+        DURING_FLUSH,
+    }
+
+    /** Waits (generously: the machine may be busy) until {@code reached} holds, while pgsink runs. */
+    private static void awaitProgress(Process process, Path log, String what, RunningService.Check reached)
+            throws Exception
+    {
+        RunningService.await(what, PROGRESS_TIMEOUT, () -> {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("pgsink exited by itself while the test waited for " + what + "; log:\n" + tail(log));
+            }
+            reached.run();
+        });
+    }
+
+    /** Waits until the target stores a position other than {@code previous}, and returns it. */
+    private String awaitNewPosition(Process process, Path log, String sinkName, @Nullable String previous)
+            throws Exception
+    {
+        AtomicReference<String> position = new AtomicReference<>();
+        awaitProgress(process, log, "a new stored position", () -> {
+            String current = storedPosition(sinkName);
+            assertThat(current).isNotNull().isNotEqualTo(previous);
+            position.set(current);
+        });
+        return position.get();
+    }
+
+    /** The position the sink stored in the target, or null before the first. */
+    @Nullable
+    private String storedPosition(String sinkName)
+            throws SQLException
+    {
+        try (Connection connection = target.connect(); PreparedStatement statement = connection.prepareStatement(
+                "SELECT string_agg(source_offset, ',' ORDER BY source_partition) FROM public.pgsink_offsets WHERE sink_name = ?")) {
+            statement.setString(1, sinkName);
+            try (ResultSet rows = statement.executeQuery()) {
+                return rows.next() ? rows.getString(1) : null;
+            }
+        }
+        catch (SQLException e) {
+            if ("42P01".equals(e.getSQLState())) {
+                // the offsets table is created by the first run's first connection
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    private long targetRows()
+            throws SQLException
+    {
+        try (Connection connection = target.connect(); Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT count(*) FROM public.orders")) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+
+    private Path writeConfig(Path directory, String sinkName)
             throws Exception
     {
         Map<String, String> properties = new TreeMap<>();
@@ -145,7 +248,7 @@ class CrashRecoveryIT
         properties.put("target.password", SECRET);
         properties.put("source.table.include.list", "public.orders");
         properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", TestingDatabase.randomName("crash"));
+        properties.put("sink.name", sinkName);
         // small, frequent flushes: more commits to be killed in the middle of
         properties.put("flush.interval.ms", "50");
         properties.put("flush.max.events", "700");
