@@ -6,6 +6,7 @@ import io.pgsink.core.BufferedSink;
 import io.pgsink.core.ChangeEvent;
 import io.pgsink.core.FlushPolicy;
 import io.pgsink.core.SourcePosition;
+import io.pgsink.core.TableBatch;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -24,6 +25,7 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -82,15 +84,26 @@ public class BenchmarkMergeBuffer
         }
     }
 
+    /** Keys among the events: the rows a merged batch of them holds. */
+    long distinctKeys()
+    {
+        return Arrays.stream(keys).distinct().count();
+    }
+
+    /** Returns the rows of the merged batches (returned, so JMH consumes them), which must be {@link #distinctKeys()}. */
     @Benchmark
     @OperationsPerInvocation(EVENTS)
-    public void mergeAndBatch(Blackhole blackhole)
+    public long mergeAndBatch(Blackhole blackhole)
     {
+        long[] rows = new long[1];
         BatchApplier applier = new BatchApplier()
         {
             @Override
             public void apply(Batch batch)
             {
+                for (TableBatch table : batch.tables()) {
+                    rows[0] += table.changes().size();
+                }
                 blackhole.consume(batch);
             }
 
@@ -110,5 +123,6 @@ public class BenchmarkMergeBuffer
             }
             sink.flush();
         }
+        return rows[0];
     }
 }

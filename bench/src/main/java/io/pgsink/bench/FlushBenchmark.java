@@ -96,52 +96,10 @@ public final class FlushBenchmark
         }
     }
 
+    /** Runs the benchmark; {@code --help} lists the options ({@link FlushBenchmarkCommand}). */
     public static void main(String[] args)
-            throws Exception
     {
-        Map<String, String> options = new LinkedHashMap<>();
-        options.put("url", System.getenv().getOrDefault("PGSINK_TEST_JDBC_URL", "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres"));
-        options.put("suites", "headline");
-        options.put("report", "");
-        options.put("report-name", MacroReport.DEFAULT_NAME);
-        options.put("events", "1000000");
-        options.put("base-rows", "500000");
-        options.put("batch", "10000");
-        options.put("scenarios", "S1,S2,S2W");
-        options.put("seed", "42");
-        options.put("methods", "all");
-        options.put("wide-events", "200000");
-        options.put("wide-base-rows", "100000");
-        options.put("scaling-batches", "1000,10000,100000");
-        options.put("scaling-base-rows", "500000,5000000");
-        options.put("small-flushes", "2000");
-        options.put("small-batch", "100");
-        for (int i = 0; i < args.length; i++) {
-            String name = args[i].startsWith("--") ? args[i].substring(2) : "";
-            if (!options.containsKey(name) || i + 1 >= args.length) {
-                System.err.println("Unknown or incomplete option " + args[i] + "; options: " + options.keySet());
-                System.exit(2);
-            }
-            options.put(name, args[++i]);
-        }
-        Options parsed = new Options(options.get("url"), "pgsink_bench", List.of(options.get("suites").split(",")), Long.parseLong(options.get("events")),
-                Long.parseLong(options.get("base-rows")), Integer.parseInt(options.get("batch")), List.of(options.get("scenarios").split(",")),
-                Long.parseLong(options.get("seed")), options.get("methods"), Long.parseLong(options.get("wide-events")), Long.parseLong(options.get("wide-base-rows")),
-                List.of(options.get("scaling-batches").split(",")).stream().map(Integer::parseInt).toList(),
-                List.of(options.get("scaling-base-rows").split(",")).stream().map(Long::parseLong).toList(),
-                Integer.parseInt(options.get("small-flushes")), Integer.parseInt(options.get("small-batch")), true);
-        String loadAverage = MacroReport.loadAverage();
-        List<Result> results = run(parsed);
-        System.out.println();
-        System.out.println(table(results));
-        if (!options.get("report").isEmpty()) {
-            StringBuilder command = new StringBuilder("java -Xmx8g -cp bench/target/benchmarks.jar io.pgsink.bench.FlushBenchmark");
-            for (String arg : args) {
-                command.append(' ').append(arg.contains("?") || arg.contains("&") ? "'" + arg + "'" : arg);
-            }
-            List<Path> written = MacroReport.write(Path.of(options.get("report")), options.get("report-name"), command.toString(), parsed, loadAverage, results);
-            written.forEach(path -> System.out.println("Wrote " + path));
-        }
+        System.exit(FlushBenchmarkCommand.execute(args));
     }
 
     /** Runs in {@code options.schema()}, which is dropped and re-created first and dropped at the end. */

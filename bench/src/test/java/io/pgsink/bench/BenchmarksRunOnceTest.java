@@ -40,7 +40,9 @@ class BenchmarksRunOnceTest
                 benchmark.columns = columns;
                 benchmark.keyCollisionRate = collisions;
                 benchmark.setUp();
-                benchmark.mergeAndBatch(BLACKHOLE);
+                assertThat(benchmark.mergeAndBatch(BLACKHOLE)).as("rows of the merged batch, %s columns, %s collisions", columns, collisions)
+                        .isEqualTo(benchmark.distinctKeys())
+                        .isLessThanOrEqualTo(BenchmarkMergeBuffer.EVENTS);
             }
         }
     }
@@ -52,7 +54,7 @@ class BenchmarksRunOnceTest
             BenchmarkDebeziumMapper benchmark = new BenchmarkDebeziumMapper();
             benchmark.columns = columns;
             benchmark.setUp();
-            benchmark.mapRecords(BLACKHOLE);
+            assertThat(benchmark.mapRecords(BLACKHOLE)).as("events mapped from %s-column records", columns).isEqualTo(BenchmarkDebeziumMapper.RECORDS);
         }
     }
 
