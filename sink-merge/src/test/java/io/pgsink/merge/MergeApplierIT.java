@@ -8,12 +8,14 @@ import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -194,13 +196,13 @@ class MergeApplierIT
             throws Exception
     {
         String counts = "SELECT n_tup_upd, n_tup_del FROM pg_stat_user_tables WHERE schemaname = '" + schema.name() + "' AND relname = '" + table + "'";
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        List<String> written = TestingSink.query(schema, counts).get(0);
-        while (Long.parseLong(written.get(0)) + Long.parseLong(written.get(1)) < expected && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            written = TestingSink.query(schema, counts).get(0);
-        }
-        return written;
+        // the statistics collector reports a moment after the commit
+        AtomicReference<List<String>> written = new AtomicReference<>();
+        Awaitility.await("table statistics of " + table).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+            written.set(TestingSink.query(schema, counts).get(0));
+            assertThat(Long.parseLong(written.get().get(0)) + Long.parseLong(written.get().get(1))).isGreaterThanOrEqualTo(expected);
+        });
+        return written.get();
     }
 
     @Test

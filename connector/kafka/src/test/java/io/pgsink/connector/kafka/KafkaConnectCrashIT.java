@@ -11,6 +11,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
 import org.jetbrains.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -335,42 +337,36 @@ class KafkaConnectCrashIT
     }
 
     private void awaitWorker(int port)
-            throws Exception
     {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            Process worker = workers.get(workers.size() - 1);
-            assertThat(worker.isAlive()).as("worker process (see target/kafka-connect-crash-worker-*.log)").isTrue();
-            if (get(port, "/connector-plugins") != null) {
-                return;
+        Process worker = workers.get(workers.size() - 1);
+        await("the worker on port " + port + " to answer").untilAsserted(() -> {
+            if (!worker.isAlive()) {
+                // not an AssertionError: stops the wait at once
+                throw new IllegalStateException("worker process exited (see target/kafka-connect-crash-worker-*.log)");
             }
-            Thread.sleep(250);
-        }
-        throw new AssertionError("The worker on port " + port + " did not answer within " + TIMEOUT);
+            assertThat(get(port, "/connector-plugins")).isNotNull();
+        });
     }
 
     private void awaitRunning(int port)
-            throws Exception
     {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        String last = null;
-        while (System.nanoTime() < deadline) {
-            last = get(port, "/connectors/" + CONNECTOR + "/status");
-            if (last != null) {
-                JsonNode status = json.readTree(last);
-                JsonNode tasks = status.path("tasks");
-                boolean running = status.path("connector").path("state").asText().equals("RUNNING") && tasks.size() == 2;
-                for (JsonNode task : tasks) {
-                    assertThat(task.path("state").asText()).as(last).isNotEqualTo("FAILED");
-                    running &= task.path("state").asText().equals("RUNNING");
-                }
-                if (running) {
-                    return;
+        await("the connector and its 2 tasks to run").untilAsserted(() -> {
+            String body = get(port, "/connectors/" + CONNECTOR + "/status");
+            assertThat(body).isNotNull();
+            JsonNode status = json.readTree(body);
+            for (JsonNode task : status.path("tasks")) {
+                if (task.path("state").asText().equals("FAILED")) {
+                    throw new IllegalStateException("a task failed: " + body);
                 }
             }
-            Thread.sleep(250);
-        }
-        throw new AssertionError("The connector did not run within " + TIMEOUT + ": " + last);
+            assertThat(status.path("connector").path("state").asText()).as(body).isEqualTo("RUNNING");
+            assertThat(status.path("tasks")).as(body).hasSize(2).allSatisfy(task -> assertThat(task.path("state").asText()).isEqualTo("RUNNING"));
+        });
+    }
+
+    private static ConditionFactory await(String what)
+    {
+        return Awaitility.await(what).atMost(TIMEOUT).pollInterval(Duration.ofMillis(250));
     }
 
     @Nullable
@@ -388,31 +384,14 @@ class KafkaConnectCrashIT
     }
 
     private void awaitLedgerRows(long atLeast)
-            throws Exception
     {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Long.parseLong(query("SELECT count(*) FROM ledger").get(0).get(0)) >= atLeast) {
-                return;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("Fewer than " + atLeast + " ledger rows after " + TIMEOUT);
+        await("at least " + atLeast + " ledger rows").pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() -> assertThat(Long.parseLong(query("SELECT count(*) FROM ledger").get(0).get(0))).isGreaterThanOrEqualTo(atLeast));
     }
 
     private void awaitQuery(String sql, List<List<String>> expected)
-            throws Exception
     {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        List<List<String>> actual = List.of();
-        while (System.nanoTime() < deadline) {
-            actual = query(sql);
-            if (actual.equals(expected)) {
-                return;
-            }
-            Thread.sleep(250);
-        }
-        assertThat(actual).as(sql).isEqualTo(expected);
+        await(sql).untilAsserted(() -> assertThat(query(sql)).as(sql).isEqualTo(expected));
     }
 
     private List<List<String>> query(String sql)

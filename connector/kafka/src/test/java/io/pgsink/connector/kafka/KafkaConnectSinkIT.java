@@ -15,6 +15,8 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorOffset;
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -393,9 +395,9 @@ class KafkaConnectSinkIT
         Map<String, String> positions = new TreeMap<>();
         events.lastOffsets().forEach((partition, offset) -> positions.put(events.topic() + "-" + partition, String.valueOf(offset)));
         awaitRows("SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = 'events' ORDER BY 1", toRows(positions));
-        // nothing arrives late
-        Thread.sleep(2_000);
-        assertThat(query("SELECT count(*), count(DISTINCT id), min(id), max(id) FROM events")).containsExactly(List.of("3000", "3000", "0", "2999"));
+        // nothing arrives late: the rows stay exactly these for two seconds
+        await("no late rows").during(Duration.ofSeconds(2))
+                .untilAsserted(() -> assertThat(query("SELECT count(*), count(DISTINCT id), min(id), max(id) FROM events")).containsExactly(List.of("3000", "3000", "0", "2999")));
 
         // the target goes back in time (restored from a backup): partition 0's rows after its offset 99
         // (ids 200, 202...) are gone, and so is their position; Kafka's committed offset is at the end.
@@ -411,40 +413,28 @@ class KafkaConnectSinkIT
     }
 
     private void awaitCommitted(String connector, Map<String, String> positions)
-            throws InterruptedException
     {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        Map<String, String> committed = Map.of();
         Map<String, String> expected = new TreeMap<>();
         positions.forEach((partition, offset) -> expected.put(partition, String.valueOf(Long.parseLong(offset) + 1)));
-        while (System.nanoTime() < deadline) {
-            committed = new TreeMap<>();
+        await("Kafka offsets of " + connector + " committed").untilAsserted(() -> {
+            Map<String, String> committed = new TreeMap<>();
             for (ConnectorOffset offset : connect.connectorOffsets(connector).offsets()) {
                 Object topic = offset.partition().get("kafka_topic");
                 Object partition = offset.partition().get("kafka_partition");
                 committed.put(topic + "-" + partition, String.valueOf(offset.offset().get("kafka_offset")));
             }
-            if (committed.equals(expected)) {
-                return;
-            }
-            Thread.sleep(200);
-        }
-        assertThat(committed).isEqualTo(expected);
+            assertThat(committed).isEqualTo(expected);
+        });
     }
 
     private void awaitRows(String sql, List<List<String>> expected)
-            throws SQLException, InterruptedException
     {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        List<List<String>> actual = List.of();
-        while (System.nanoTime() < deadline) {
-            actual = query(sql);
-            if (actual.equals(expected)) {
-                return;
-            }
-            Thread.sleep(200);
-        }
-        assertThat(actual).as(sql).isEqualTo(expected);
+        await(sql).untilAsserted(() -> assertThat(query(sql)).as(sql).isEqualTo(expected));
+    }
+
+    private static ConditionFactory await(String what)
+    {
+        return Awaitility.await(what).atMost(TIMEOUT).pollInterval(Duration.ofMillis(200));
     }
 
     private List<List<String>> query(String sql)

@@ -14,6 +14,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.jetbrains.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -24,6 +25,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -90,11 +92,9 @@ class PgsinkSinkTaskIT
             task.stop();
         }
         tasks.clear();
-        // nothing left open: the tasks closed their connections
-        for (int attempt = 0; attempt < 50 && connections() > 0; attempt++) {
-            Thread.sleep(100);
-        }
-        assertThat(connections()).isZero();
+        // nothing left open: the tasks closed their connections (a closed connection's backend exits a moment later)
+        Awaitility.await("the tasks' connections to close").atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> assertThat(connections()).isZero());
     }
 
     private Map<String, String> properties(Map<String, String> overrides)

@@ -1,5 +1,7 @@
 package io.pgsink.connector.standalone;
 
+import org.awaitility.Awaitility;
+
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
@@ -86,23 +88,13 @@ final class RunningService
         }
     }
 
+    /**
+     * Polls {@code check} until it passes; an {@link AssertionError} or {@link SQLException} means
+     * "not yet" (a table the sink has still to create fails the query), anything else fails at once.
+     */
     static void await(String what, Duration timeout, Check check)
-            throws Exception
     {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Throwable last = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                check.run();
-                return;
-            }
-            catch (AssertionError | SQLException e) {
-                // not there yet (a table the sink has still to create fails the query)
-                last = e;
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("timed out after " + timeout + " waiting for " + what, last);
+        Awaitility.await(what).atMost(timeout).pollInterval(Duration.ofMillis(200)).ignoreExceptionsInstanceOf(SQLException.class).untilAsserted(check::run);
     }
 
     @FunctionalInterface

@@ -14,8 +14,11 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -194,19 +197,32 @@ class StandaloneServiceIT
             throws Exception
     {
         createBoth("CREATE TABLE public.items (id int PRIMARY KEY, n int)");
+        String sinkConnections = "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgsink-connector-it' AND datname = '" + target.name() + "'";
+        Set<String> cut = new HashSet<>();
         try (RunningService running = RunningService.start(configuration("public.items"))) {
             for (int round = 0; round < 5; round++) {
                 source.execute("INSERT INTO public.items SELECT g, 0 FROM generate_series(" + (round * 100 + 1) + ", " + (round * 100 + 100) + ") g",
                         "UPDATE public.items SET n = n + 1");
-                // cut the sink's target connection, as a target restart would
+                // wait for a connection of the sink that was not cut yet: after the first round, one it opened again
+                AtomicReference<List<String>> current = new AtomicReference<>();
+                RunningService.await("a new target connection of the sink", CATCH_UP, () -> {
+                    List<String> pids = target.query(sinkConnections).stream().map(row -> row.get(0)).filter(pid -> !cut.contains(pid)).toList();
+                    assertThat(pids).isNotEmpty();
+                    current.set(pids);
+                });
+                // cut it, as a target restart would
                 try (Connection connection = target.connect(); Statement statement = connection.createStatement()) {
-                    statement.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'pgsink-connector-it' AND datname = '" + target.name() + "'");
+                    for (String pid : current.get()) {
+                        statement.execute("SELECT pg_terminate_backend(" + pid + ")");
+                    }
                 }
-                Thread.sleep(300);
+                cut.addAll(current.get());
             }
             awaitEqual(running, "SELECT * FROM public.items ORDER BY id");
             running.assertRunning();
         }
+        // five rounds, each found a connection the sink had opened after the previous cut
+        assertThat(cut).hasSizeGreaterThanOrEqualTo(5);
     }
 
     @Test

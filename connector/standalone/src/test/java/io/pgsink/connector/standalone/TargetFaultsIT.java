@@ -23,8 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Target faults while the source changes: the sink's target connections are killed
- * ({@code pg_terminate_backend}) at random moments, preferably while a flush runs, and the target
- * server is restarted; each fault at least 10 times ({@code -Dpgsink.faults=N}). The service must
+ * ({@code pg_terminate_backend}), preferably while a flush runs, and the target server is restarted,
+ * each time after the sink applied one to three more flushes (moments that follow the sink's
+ * progress, so a busy machine slows the faults with it); each fault at least 10 times ({@code -Dpgsink.faults=N}). The service must
  * retry with backoff, keep running, and end with the target equal to the source (row count and md5
  * of every row in key order).
  *
@@ -92,7 +93,8 @@ class TargetFaultsIT
                     Connection killer = target.connect()) {
                 awaitConnection(running, target);
                 for (int kill = 1; kill <= faults; kill++) {
-                    Thread.sleep(100 + random.nextInt(700));
+                    // the next kill after one to three more applied flushes: the moment follows the sink's progress
+                    awaitFlushes(running, 1 + random.nextInt(3));
                     // prefer a moment when the sink's connection runs a statement: inside a flush
                     boolean active = false;
                     int terminated = 0;
@@ -137,7 +139,8 @@ class TargetFaultsIT
             try (RunningService running = RunningService.start(configuration(Map.of("target.url", url, "target.user", "postgres")));
                     Workload workload = Workload.start(source, seed + 1)) {
                 for (int restart = 1; restart <= faults; restart++) {
-                    Thread.sleep(300 + random.nextInt(1500));
+                    // the next restart once the sink is back and applied one to three more flushes
+                    awaitFlushes(running, 1 + random.nextInt(3));
                     server.restart();
                     workload.assertRunning();
                     running.assertRunning();
@@ -160,6 +163,16 @@ class TargetFaultsIT
                 assertThat(DemoWorkload.checksum(target)).isEqualTo(expected);
             });
         }
+    }
+
+    /** Waits until the sink has applied {@code flushes} more flushes (the workload keeps them coming). */
+    private static void awaitFlushes(RunningService running, int flushes)
+    {
+        long until = running.service().metrics().flushCount() + flushes;
+        RunningService.await(flushes + " more applied flushes", CATCH_UP, () -> {
+            running.assertRunning();
+            assertThat(running.service().metrics().flushCount()).isGreaterThanOrEqualTo(until);
+        });
     }
 
     private void awaitConnection(RunningService running, TestingDatabase target)
