@@ -3,6 +3,7 @@ package io.pgsink.merge;
 import io.pgsink.copy.CopyLoader;
 import io.pgsink.copy.CopyRejectedException;
 import io.pgsink.copy.CsvWriter;
+import io.pgsink.copy.SqlFailures;
 import io.pgsink.copy.SqlIdentifiers;
 import io.pgsink.copy.ValueEncodingException;
 import io.pgsink.core.Batch;
@@ -215,7 +216,7 @@ public final class MergeApplier
                     throw e;
                 }
                 RowChange bad = isolate(current, table);
-                rejected.add(new RejectedRow(table, route(table), schemaOf(current, table), bad, java.util.Optional.empty(), SqlErrors.describe(e.getCause() instanceof SQLException sql ? sql : new SQLException(e.getMessage()))));
+                rejected.add(new RejectedRow(table, route(table), schemaOf(current, table), bad, java.util.Optional.empty(), SqlFailures.describe(e.getCause() instanceof SQLException sql ? sql : new SQLException(e.getMessage()))));
                 current = without(current, table, bad);
             }
             if (rejected.size() > maxRejected) {
@@ -373,7 +374,7 @@ public final class MergeApplier
             }
         }
         catch (SQLException e) {
-            if (SqlErrors.UNDEFINED_TABLE.equals(e.getSQLState()) && e.getMessage() != null && e.getMessage().contains(STAGING_PREFIX)) {
+            if (SqlFailures.UNDEFINED_TABLE.equals(e.getSQLState()) && e.getMessage() != null && e.getMessage().contains(STAGING_PREFIX)) {
                 rollback(e);
                 throw new StagingLost(e);
             }
@@ -644,23 +645,23 @@ public final class MergeApplier
         catch (CopyRejectedException e) {
             RowChange change = nthMatching(changes, filter, e.row());
             if (change == null) {
-                if (freshKeysTrusted && SqlErrors.UNIQUE_VIOLATION.equals(e.getSQLState())) {
+                if (freshKeysTrusted && SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState())) {
                     throw new FreshKeyConflict(plan.target.id(), null);
                 }
                 throw e;
             }
-            if (freshKeysTrusted && SqlErrors.UNIQUE_VIOLATION.equals(e.getSQLState())) {
+            if (freshKeysTrusted && SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState())) {
                 throw new FreshKeyConflict(plan.target.id(), change.key());
             }
-            ErrorCode code = SqlErrors.classify(e);
+            ErrorCode code = SqlFailures.classify(e);
             if (code != ErrorCode.DATA) {
                 throw e;
             }
-            throw new RowRejectedException(code, batch.table(), plan.target.id(), change, SqlErrors.copyColumn(e), SqlErrors.describe(e), e);
+            throw new RowRejectedException(code, batch.table(), plan.target.id(), change, SqlFailures.copyColumn(e), SqlFailures.describe(e), e);
         }
         catch (SQLException e) {
             // Greenplum segments may not say which COPY line broke the unique index
-            if (freshKeysTrusted && SqlErrors.UNIQUE_VIOLATION.equals(e.getSQLState())) {
+            if (freshKeysTrusted && SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState())) {
                 throw new FreshKeyConflict(plan.target.id(), null);
             }
             throw e;
@@ -916,8 +917,8 @@ public final class MergeApplier
                 // several sinks or tasks starting at once: CREATE TABLE IF NOT EXISTS is not atomic
                 // and the loser fails on the catalog's unique index, or finds the row type taken;
                 // the table exists then
-                if (!SqlErrors.UNIQUE_VIOLATION.equals(e.getSQLState()) && !SqlErrors.DUPLICATE_TABLE.equals(e.getSQLState())
-                        && !SqlErrors.DUPLICATE_OBJECT.equals(e.getSQLState())) {
+                if (!SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState()) && !SqlFailures.DUPLICATE_TABLE.equals(e.getSQLState())
+                        && !SqlFailures.DUPLICATE_OBJECT.equals(e.getSQLState())) {
                     throw e;
                 }
                 opened.rollback();
@@ -941,17 +942,17 @@ public final class MergeApplier
     private SinkException failed(SQLException e, String context)
     {
         rollback(e);
-        if (SqlErrors.isTransient(e) || connectionLost()) {
+        if (SqlFailures.isTransient(e) || connectionLost()) {
             discardConnection();
-            return new SinkException(ErrorCode.TRANSIENT, context + ": " + SqlErrors.describe(e), e);
+            return new SinkException(ErrorCode.TRANSIENT, context + ": " + SqlFailures.describe(e), e);
         }
         String state = e.getSQLState();
-        if (SqlErrors.UNDEFINED_TABLE.equals(state) || SqlErrors.UNDEFINED_COLUMN.equals(state)) {
+        if (SqlFailures.UNDEFINED_TABLE.equals(state) || SqlFailures.UNDEFINED_COLUMN.equals(state)) {
             // the target changed under us: read the catalog again next time
             plans.clear();
             targets.clear();
         }
-        return SqlErrors.translate(e, context);
+        return SqlFailures.translate(e, context);
     }
 
     private boolean connectionLost()
@@ -1003,7 +1004,7 @@ public final class MergeApplier
     {
         StagingLost(SQLException cause)
         {
-            super(SqlErrors.describe(cause), cause, false, false);
+            super(SqlFailures.describe(cause), cause, false, false);
         }
     }
 

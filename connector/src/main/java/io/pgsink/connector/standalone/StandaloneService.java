@@ -5,6 +5,7 @@ import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
 import io.pgsink.connector.kafka.DebeziumRecordMapper;
+import io.pgsink.copy.SqlFailures;
 import io.pgsink.core.Batch;
 import io.pgsink.core.BufferedSink;
 import io.pgsink.core.ErrorCode;
@@ -206,8 +207,7 @@ public final class StandaloneService
                 return true;
             }
             if (cause instanceof SQLException sqlException) {
-                String state = sqlException.getSQLState();
-                return state != null && (state.startsWith("08") || state.startsWith("57P") || state.equals("53300"));
+                return SqlFailures.isTransient(sqlException);
             }
             if (cause instanceof java.net.ConnectException) {
                 return true;
