@@ -446,11 +446,11 @@ public final class MergeApplier
     private TargetTable readTarget(Connection connection, TableId targetId, TableSchema schema)
             throws SQLException
     {
-        java.util.Optional<TargetTable> found = TargetCatalog.read(connection, targetId, dialect.isGreenplum());
+        java.util.Optional<TargetTable> found = TargetCatalog.read(connection, targetId, dialect);
         if (found.isEmpty() && evolveSchema) {
             executeDdl(connection, SchemaEvolution.createTable(targetId, schema, dialect, TargetCatalog.schemaExists(connection, targetId.schema())));
             log.info("{} - created target table {} for {}", sinkName, targetId, schema.table());
-            found = TargetCatalog.read(connection, targetId, dialect.isGreenplum());
+            found = TargetCatalog.read(connection, targetId, dialect);
         }
         TargetTable target = found.orElseThrow(() -> new SinkException(ErrorCode.SCHEMA_MISMATCH, "Target table " + targetId + " does not exist (or the target user cannot see it)."
                 + " Create it with the columns and primary key of " + schema.table() + ", or set schema.evolution=add-columns to have pgsink create it."));
@@ -908,9 +908,9 @@ public final class MergeApplier
                 version = rows.getString(1);
             }
             dialect = Dialect.forSetting(dialectSetting, version);
-            mergeSupported = mergeAllowed && !dialect.isGreenplum() && opened.getMetaData().getDatabaseMajorVersion() >= 15;
+            mergeSupported = mergeAllowed && dialect.features().supportsMerge(opened.getMetaData().getDatabaseMajorVersion());
             try (Statement statement = opened.createStatement()) {
-                statement.execute(dialect.offsets().createOffsetsTable(offsetsTable));
+                statement.execute(SinkTables.offsetsTable(offsetsTable, dialect));
                 opened.commit();
             }
             catch (SQLException e) {
