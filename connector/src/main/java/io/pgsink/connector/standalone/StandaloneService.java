@@ -14,7 +14,6 @@ import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.merge.MergeApplier;
-import io.pgsink.merge.TargetConnector;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.jetbrains.annotations.Nullable;
@@ -142,8 +141,8 @@ public final class StandaloneService
         state = State.STARTING;
         BufferedSink sink;
         try {
-            TargetConnector connector = CopyByteCounting.counting(TargetConnector.fromConfig(sinkConfig), metrics::copiedBytes);
-            sink = new BufferedSink(name, sinkConfig.flushPolicy(), new MergeApplier(sinkConfig, connector), new CommittedPositions(), System::nanoTime,
+            MergeApplier applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).build();
+            sink = new BufferedSink(name, sinkConfig.flushPolicy(), applier, new CommittedPositions(), System::nanoTime,
                     sinkConfig.toleratesRejectedRows());
         }
         catch (RuntimeException e) {
