@@ -1,5 +1,6 @@
 package io.pgsink.merge;
 
+import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
 import io.pgsink.copy.CopyListener;
 import io.pgsink.copy.SqlFailures;
 import io.pgsink.copy.SqlIdentifiers;
@@ -43,7 +44,7 @@ import static java.util.Objects.requireNonNull;
  * batch gives the same state, since it deletes every key it writes.
  *
  * <p>This class only orders the steps and decides what a failure means; each step has an owner:
- * the connection and its transactions ({@link TargetSession}), the plans per source schema
+ * the connection pool and its transactions ({@link TargetSession}), the plans per source schema
  * ({@link TablePlans}), the staging tables per connection ({@link StagingTables}), the rows and
  * statements per table ({@link TableWriter}), and the rows the target refuses
  * ({@link RejectedRowIsolator}).
@@ -84,7 +85,7 @@ public final class MergeApplier
         this.mergeAllowed = config.mergesUpdates();
         this.rejectedRowHandler = builder.rejectedRowHandler;
         this.positions = new PositionStore(config);
-        this.session = new TargetSession(sinkName, builder.connector, config.targetDialect(), positions::createTable);
+        this.session = new TargetSession(sinkName, builder.connector, config.targetDialect(), positions::createTable, builder.poolMetrics);
         this.plans = new TablePlans(config, staging);
         this.writer = new TableWriter(config.copyFormat(), builder.copyListener);
         this.isolator = new RejectedRowIsolator(config.toleratesRejectedRows(), config.tableNameFormat());
@@ -299,6 +300,7 @@ public final class MergeApplier
         private TargetConnector connector;
         private Optional<RejectedRowHandler> rejectedRowHandler = Optional.empty();
         private CopyListener copyListener = CopyListener.NONE;
+        private Optional<MetricsTrackerFactory> poolMetrics = Optional.empty();
 
         private Builder(SinkConfig config)
         {
@@ -328,6 +330,17 @@ public final class MergeApplier
         public Builder copyListener(CopyListener copyListener)
         {
             this.copyListener = requireNonNull(copyListener, "copyListener is null");
+            return this;
+        }
+
+        /**
+         * Where the target connection pool reports its metrics (HikariCP's, e.g.
+         * {@code MicrometerMetricsTrackerFactory}); none by default. The pool is named
+         * {@code pgsink-<sink name>}.
+         */
+        public Builder poolMetrics(MetricsTrackerFactory poolMetrics)
+        {
+            this.poolMetrics = Optional.of(requireNonNull(poolMetrics, "poolMetrics is null"));
             return this;
         }
 

@@ -141,7 +141,7 @@ public final class StandaloneService
         state = State.STARTING;
         BufferedSink sink;
         try {
-            MergeApplier applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).build();
+            MergeApplier applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics()).build();
             sink = new BufferedSink(name, sinkConfig.flushPolicy(), applier, new CommittedPositions(), System::nanoTime,
                     sinkConfig.toleratesRejectedRows());
         }
