@@ -73,6 +73,7 @@ public final class MergeApplier
         this(builder(config));
     }
 
+    /** With {@code connector} opening the pool's physical connections: {@code builder(config).connector(connector).build()}. */
     public MergeApplier(SinkConfig config, TargetConnector connector)
     {
         this(builder(config).connector(connector));
