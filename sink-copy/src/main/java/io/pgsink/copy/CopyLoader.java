@@ -11,8 +11,6 @@ import org.postgresql.util.ServerErrorMessage;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static java.util.Objects.requireNonNull;
 
@@ -28,11 +26,6 @@ import static java.util.Objects.requireNonNull;
  */
 public final class CopyLoader
 {
-    /** The start of a COPY context line, {@code COPY t, line 3}. */
-    private static final Pattern COPY_CONTEXT = Pattern.compile("^COPY .*?, line (\\d+)", Pattern.MULTILINE);
-    private static final Pattern VALUE_OUT_OF_RANGE = Pattern.compile("value \".*\" is out of range for type (.*)", Pattern.DOTALL);
-    private static final Pattern TRAILING_VALUE = Pattern.compile("(.*?): \".*\"", Pattern.DOTALL);
-
     private CopyLoader() {}
 
     /**
@@ -48,12 +41,23 @@ public final class CopyLoader
     public static long copyIn(Connection connection, @Language("SQL") String copySql, CopyFormat format, CopyBody body)
             throws SQLException
     {
+        return copyIn(connection, copySql, format, body, CopyListener.NONE);
+    }
+
+    /**
+     * As {@link #copyIn(Connection, String, CopyFormat, CopyBody)}, telling {@code listener} the
+     * size of every chunk sent.
+     */
+    public static long copyIn(Connection connection, @Language("SQL") String copySql, CopyFormat format, CopyBody body, CopyListener listener)
+            throws SQLException
+    {
         requireNonNull(connection, "connection is null");
         requireNonNull(copySql, "copySql is null");
         requireNonNull(format, "format is null");
         requireNonNull(body, "body is null");
+        requireNonNull(listener, "listener is null");
         CopyIn copy = connection.unwrap(PGConnection.class).getCopyAPI().copyIn(copySql);
-        CopyOutput output = new CopyOutput(copy);
+        CopyOutput output = new CopyOutput(copy, listener);
         CsvWriter writer = null;
         boolean ending = false;
         try {
@@ -79,20 +83,7 @@ public final class CopyLoader
     private static PSQLException withRow(PSQLException e, CsvWriter writer)
     {
         ServerErrorMessage server = e.getServerErrorMessage();
-        if (server == null || server.getWhere() == null) {
-            return e;
-        }
-        Matcher matcher = COPY_CONTEXT.matcher(server.getWhere());
-        if (!matcher.find()) {
-            return e;
-        }
-        long line;
-        try {
-            line = Long.parseLong(matcher.group(1));
-        }
-        catch (NumberFormatException ignored) {
-            return e;
-        }
+        long line = server == null ? -1 : SqlFailures.copyLine(server);
         if (line < 1) {
             return e;
         }
@@ -104,12 +95,14 @@ public final class CopyLoader
             implements ChunkConsumer
     {
         private final CopyIn copy;
+        private final CopyListener listener;
         @Nullable
         private SQLException failure;
 
-        CopyOutput(CopyIn copy)
+        CopyOutput(CopyIn copy, CopyListener listener)
         {
             this.copy = copy;
+            this.listener = listener;
         }
 
         @Override
@@ -123,6 +116,7 @@ public final class CopyLoader
                 failure = e;
                 throw e;
             }
+            listener.bytesSent(length);
         }
     }
 
@@ -170,65 +164,12 @@ public final class CopyLoader
 
     /**
      * Describes a failed COPY without row values: SQLState, the server's message and its context,
-     * which names the COPY line and column ({@code COPY t, line 3, column b}). The server's DETAIL
-     * is left out, and so is a value the message or the context quotes ({@code invalid input syntax
-     * for type integer: "..."}, {@code column b: "..."}): row values may be personal data, and this
-     * text ends up in logs and dead-letter tables.
+     * which names the COPY line and column ({@code COPY t, line 3, column b}); see
+     * {@link SqlFailures#describeCopy}.
      */
     public static String describeCopyFailure(SQLException e)
     {
         requireNonNull(e, "e is null");
-        String state = e.getSQLState() == null ? "none" : e.getSQLState();
-        if (!(e instanceof PSQLException psql) || psql.getServerErrorMessage() == null) {
-            // raised by pgjdbc itself (I/O, protocol): its message holds no row values
-            return "SQLState " + state + ": " + e.getMessage();
-        }
-        ServerErrorMessage server = psql.getServerErrorMessage();
-        StringBuilder description = new StringBuilder("SQLState ").append(state).append(": ").append(withoutValue(String.valueOf(server.getMessage())));
-        String where = server.getWhere();
-        if (where != null && !where.isEmpty()) {
-            description.append(" (").append(withoutValueInContext(where)).append(')');
-        }
-        return description.toString();
-    }
-
-    /**
-     * Cuts a context after {@code COPY t, line 3[, column b]}: what follows quotes the column's value
-     * or the whole line ({@code : "..."}), which may span lines itself.
-     */
-    private static String withoutValueInContext(String where)
-    {
-        Matcher matcher = COPY_CONTEXT.matcher(where);
-        if (!matcher.find()) {
-            return where;
-        }
-        int end = matcher.end();
-        String column = ", column ";
-        if (where.startsWith(column, end)) {
-            int value = where.indexOf(": \"", end + column.length());
-            int newline = where.indexOf('\n', end + column.length());
-            end = where.length();
-            if (value >= 0) {
-                end = value;
-            }
-            if (newline >= 0 && newline < end) {
-                end = newline;
-            }
-        }
-        return where.substring(0, end);
-    }
-
-    /** Drops the input value PostgreSQL quotes in data errors such as {@code invalid input syntax for type integer: "x"}. */
-    private static String withoutValue(String message)
-    {
-        Matcher outOfRange = VALUE_OUT_OF_RANGE.matcher(message);
-        if (outOfRange.matches()) {
-            return "value is out of range for type " + outOfRange.group(1);
-        }
-        Matcher trailing = TRAILING_VALUE.matcher(message);
-        if (trailing.matches()) {
-            return trailing.group(1);
-        }
-        return message;
+        return SqlFailures.describeCopy(e);
     }
 }

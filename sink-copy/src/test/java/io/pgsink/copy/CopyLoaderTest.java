@@ -108,6 +108,28 @@ class CopyLoaderTest
     }
 
     @Test
+    void listenerIsToldEveryByteSent()
+            throws SQLException
+    {
+        long[] sent = new long[2];
+        long rows = CopyLoader.copyIn(connection, copy, CopyFormat.DEFAULT, writer -> {
+            for (int i = 0; i < 1_000; i++) {
+                writer.writeLong(i);
+                writer.writeLong(i % 100);
+                writer.writeText("row " + i);
+                writer.endRow();
+            }
+        }, bytes -> {
+            sent[0] += bytes;
+            sent[1]++;
+        });
+        assertThat(rows).isEqualTo(1_000);
+        // what COPY TO writes back is the same CSV: one line per row
+        assertThat(sent[0]).isEqualTo(Long.parseLong(query("SELECT sum(octet_length(id || ',' || n || ',' || t) + 1) FROM target").get(0)));
+        assertThat(sent[1]).isPositive();
+    }
+
+    @Test
     void emptyBodyLoadsNothing()
             throws SQLException
     {

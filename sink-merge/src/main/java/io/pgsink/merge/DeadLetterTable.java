@@ -28,19 +28,11 @@ final class DeadLetterTable
         this.qualifiedName = qualifiedName;
     }
 
-    static String createTable(String qualifiedName, Dialect dialect)
-    {
-        return "CREATE TABLE IF NOT EXISTS " + qualifiedName + " (sink_name text NOT NULL, source_table text NOT NULL, target_table text NOT NULL,"
-                + " row_key text NOT NULL, source_partition text NOT NULL, source_offset text NOT NULL, column_name text, reason text NOT NULL,"
-                + " row_values text, rejected_at timestamp with time zone NOT NULL DEFAULT now())"
-                + (dialect.isGreenplum() ? " DISTRIBUTED RANDOMLY" : "");
-    }
-
     void write(Connection connection, Dialect dialect, List<RejectedRow> rows)
             throws SQLException
     {
         try (Statement statement = connection.createStatement()) {
-            statement.execute(createTable(qualifiedName, dialect));
+            statement.execute(SinkTables.deadLetterTable(qualifiedName, dialect));
         }
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + qualifiedName
                 + " (sink_name, source_table, target_table, row_key, source_partition, source_offset, column_name, reason, row_values) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {

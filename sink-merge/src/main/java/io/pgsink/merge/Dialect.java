@@ -24,28 +24,33 @@ import static java.util.Objects.requireNonNull;
  */
 public final class Dialect
 {
-    public static final Dialect POSTGRESQL = new Dialect("postgresql", false, new PostgreSqlDialect(), new PostgreSqlDialect(), new PostgreSqlDialect(), new PostgreSqlDialect());
-    public static final Dialect GREENPLUM = new Dialect("greenplum", true, new GreenplumDialect(), new GreenplumDialect(), new GreenplumDialect(), new GreenplumDialect());
+    public static final Dialect POSTGRESQL = of("postgresql", new PostgreSqlDialect());
+    public static final Dialect GREENPLUM = of("greenplum", new GreenplumDialect());
 
     /** The oldest Greenplum major version pgsink writes to. */
     static final int MIN_GREENPLUM_VERSION = 6;
     private static final Pattern GREENPLUM_VERSION = Pattern.compile("Greenplum Database (\\d+)\\.");
 
     private final String name;
-    private final boolean greenplum;
     private final StagingSql staging;
     private final DeleteSql delete;
     private final OffsetSql offsets;
     private final DistributionSql distribution;
+    private final ServerFeatures features;
 
-    private Dialect(String name, boolean greenplum, StagingSql staging, DeleteSql delete, OffsetSql offsets, DistributionSql distribution)
+    private Dialect(String name, StagingSql staging, DeleteSql delete, OffsetSql offsets, DistributionSql distribution, ServerFeatures features)
     {
         this.name = requireNonNull(name, "name is null");
-        this.greenplum = greenplum;
         this.staging = requireNonNull(staging, "staging is null");
         this.delete = requireNonNull(delete, "delete is null");
         this.offsets = requireNonNull(offsets, "offsets is null");
         this.distribution = requireNonNull(distribution, "distribution is null");
+        this.features = requireNonNull(features, "features is null");
+    }
+
+    private static <T extends StagingSql & DeleteSql & OffsetSql & DistributionSql & ServerFeatures> Dialect of(String name, T sql)
+    {
+        return new Dialect(name, sql, sql, sql, sql, sql);
     }
 
     /**
@@ -96,11 +101,6 @@ public final class Dialect
         return name;
     }
 
-    public boolean isGreenplum()
-    {
-        return greenplum;
-    }
-
     StagingSql staging()
     {
         return staging;
@@ -119,6 +119,11 @@ public final class Dialect
     DistributionSql distribution()
     {
         return distribution;
+    }
+
+    ServerFeatures features()
+    {
+        return features;
     }
 
     @Override

@@ -4,8 +4,8 @@ import java.util.List;
 
 /**
  * How a dialect spreads a table it creates over the cluster: the clause that ends its
- * {@code CREATE TABLE}. Staging tables, the offsets table and tables created for
- * {@code schema.evolution} all take it from here.
+ * {@code CREATE TABLE}. Staging tables, the offsets and dead-letter tables ({@link SinkTables})
+ * and tables created for {@code schema.evolution} ({@link SchemaEvolution}) all take it from here.
  */
 interface DistributionSql
 {
@@ -14,4 +14,10 @@ interface DistributionSql
      * order; empty for no key), or the empty string where tables are not distributed.
      */
     String distributedBy(List<String> columns);
+
+    /**
+     * Whether tables have a distribution key, to read from the catalog and to check against the
+     * primary key: a key must live on one segment for the staging join to find it there.
+     */
+    boolean distributes();
 }

@@ -18,7 +18,7 @@ import static io.pgsink.copy.SqlIdentifiers.quote;
  * three.
  */
 final class GreenplumDialect
-        implements StagingSql, DeleteSql, OffsetSql, DistributionSql
+        implements StagingSql, DeleteSql, OffsetSql, DistributionSql, ServerFeatures
 {
     @Override
     public String createStagingTable(String stagingName, List<TargetColumn> columns, TargetTable target)
@@ -41,6 +41,25 @@ final class GreenplumDialect
     }
 
     @Override
+    public boolean distributes()
+    {
+        return true;
+    }
+
+    @Override
+    public boolean supportsMerge(int serverMajorVersion)
+    {
+        return false;
+    }
+
+    /** Not read: only {@code MERGE}, which Greenplum lacks, needs them. */
+    @Override
+    public boolean readsGeneratedColumns(int serverMajorVersion)
+    {
+        return false;
+    }
+
+    @Override
     public String deleteTouchedKeys(TargetTable target, String stagingName)
     {
         StringJoiner conditions = new StringJoiner(" AND ");
@@ -48,14 +67,6 @@ final class GreenplumDialect
             conditions.add("t." + quote(column) + " = s." + quote(column));
         }
         return "DELETE FROM " + Statements.qualified(target.id()) + " AS t USING " + quote(stagingName) + " AS s WHERE " + conditions;
-    }
-
-    @Override
-    public String createOffsetsTable(String qualifiedOffsetsTable)
-    {
-        return "CREATE TABLE IF NOT EXISTS " + qualifiedOffsetsTable
-                + " (sink_name text NOT NULL, source_partition text NOT NULL, source_offset text NOT NULL, updated_at timestamp with time zone NOT NULL,"
-                + " PRIMARY KEY (sink_name, source_partition))" + distributedBy(List.of("sink_name", "source_partition"));
     }
 
     @Override

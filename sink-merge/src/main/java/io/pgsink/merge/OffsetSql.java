@@ -1,13 +1,14 @@
 package io.pgsink.merge;
 
-/** How a dialect stores source positions in the offsets table. */
+import java.util.List;
+
+/** How a dialect stores source positions in the offsets table (whose DDL is in {@link SinkTables}). */
 interface OffsetSql
 {
-    String createOffsetsTable(String qualifiedOffsetsTable);
-
     /**
      * Statements that store one position, each with parameters (offset, sink name, partition).
-     * Executed in order; a later statement runs only when the previous one changed no row.
+     * Executed in order; a later statement runs only when the previous one changed no row. A
+     * statement that returns a row returns the transaction's id ({@code txid_current()}).
      */
-    java.util.List<String> storeOffset(String qualifiedOffsetsTable);
+    List<String> storeOffset(String qualifiedOffsetsTable);
 }

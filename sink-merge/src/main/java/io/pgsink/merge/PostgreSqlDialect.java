@@ -17,7 +17,7 @@ import static io.pgsink.copy.SqlIdentifiers.quote;
  * set-returning function at a handful of rows, so it probes the index in a nested loop.
  */
 final class PostgreSqlDialect
-        implements StagingSql, DeleteSql, OffsetSql, DistributionSql
+        implements StagingSql, DeleteSql, OffsetSql, DistributionSql, ServerFeatures
 {
     @Override
     public String createStagingTable(String stagingName, List<TargetColumn> columns, TargetTable target)
@@ -74,11 +74,21 @@ final class PostgreSqlDialect
     }
 
     @Override
-    public String createOffsetsTable(String qualifiedOffsetsTable)
+    public boolean distributes()
     {
-        return "CREATE TABLE IF NOT EXISTS " + qualifiedOffsetsTable
-                + " (sink_name text NOT NULL, source_partition text NOT NULL, source_offset text NOT NULL, updated_at timestamp with time zone NOT NULL,"
-                + " PRIMARY KEY (sink_name, source_partition))";
+        return false;
+    }
+
+    @Override
+    public boolean supportsMerge(int serverMajorVersion)
+    {
+        return serverMajorVersion >= 15;
+    }
+
+    @Override
+    public boolean readsGeneratedColumns(int serverMajorVersion)
+    {
+        return serverMajorVersion >= 12;
     }
 
     @Override

@@ -44,18 +44,14 @@ final class SchemaEvolution
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot create target table " + target + " for " + source.table() + ": the source did not send the type of column(s) " + untyped
                     + " (with Debezium, set column.propagate.source.type=.* on the source connector), so create the table yourself.");
         }
-        StringJoiner key = new StringJoiner(", ");
-        for (String column : source.keyColumns()) {
-            key.add(quote(column));
-        }
         if (source.hasKey()) {
+            StringJoiner key = new StringJoiner(", ");
+            for (String column : source.keyColumns()) {
+                key.add(quote(column));
+            }
             definitions.add("PRIMARY KEY (" + key + ")");
         }
-        String distribution = "";
-        if (dialect.isGreenplum()) {
-            distribution = source.hasKey() ? " DISTRIBUTED BY (" + key + ")" : " DISTRIBUTED RANDOMLY";
-        }
-        String table = "CREATE TABLE IF NOT EXISTS " + Statements.qualified(target) + " (" + definitions + ")" + distribution;
+        String table = "CREATE TABLE IF NOT EXISTS " + Statements.qualified(target) + " (" + definitions + ")" + dialect.distribution().distributedBy(source.keyColumns());
         return schemaExists ? List.of(table) : List.of("CREATE SCHEMA IF NOT EXISTS " + quote(target.schema()), table);
     }
 

@@ -132,7 +132,7 @@ final class TablePlan
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to " + target.id() + ": source key " + source.keyColumns()
                     + " differs from the target's primary key " + target.primaryKey() + ".");
         }
-        if (dialect.isGreenplum() && !sourceKey.containsAll(target.distributionKey())) {
+        if (dialect.distribution().distributes() && !sourceKey.containsAll(target.distributionKey())) {
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to " + target.id() + ": the Greenplum distribution key "
                     + target.distributionKey() + " is not part of the primary key " + target.primaryKey() + ", so a key cannot be located on one segment. Distribute the table by (part of) its primary key.");
         }

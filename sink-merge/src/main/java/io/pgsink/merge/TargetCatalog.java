@@ -69,7 +69,7 @@ final class TargetCatalog
     private TargetCatalog() {}
 
     /** The table, or empty when it does not exist. */
-    static Optional<TargetTable> read(Connection connection, TableId id, boolean greenplum)
+    static Optional<TargetTable> read(Connection connection, TableId id, Dialect dialect)
             throws SQLException
     {
         long oid = 0;
@@ -89,7 +89,7 @@ final class TargetCatalog
         if (columns.isEmpty()) {
             return Optional.empty();
         }
-        if (!greenplum && connection.getMetaData().getDatabaseMajorVersion() >= 12) {
+        if (dialect.features().readsGeneratedColumns(connection.getMetaData().getDatabaseMajorVersion())) {
             try (PreparedStatement statement = connection.prepareStatement(GENERATED_COLUMNS)) {
                 statement.setLong(1, oid);
                 try (ResultSet rows = statement.executeQuery()) {
@@ -105,7 +105,7 @@ final class TargetCatalog
             }
         }
         List<String> primaryKey = names(connection, PRIMARY_KEY, oid);
-        List<String> distributionKey = greenplum ? names(connection, DISTRIBUTION_KEY, oid) : List.of();
+        List<String> distributionKey = dialect.distribution().distributes() ? names(connection, DISTRIBUTION_KEY, oid) : List.of();
         return Optional.of(new TargetTable(id, columns, primaryKey, distributionKey, updatable));
     }
 
@@ -120,10 +120,10 @@ final class TargetCatalog
         }
     }
 
-    static TargetTable require(Connection connection, TableId id, boolean greenplum)
+    static TargetTable require(Connection connection, TableId id, Dialect dialect)
             throws SQLException
     {
-        return read(connection, id, greenplum).orElseThrow(() -> new SinkException(ErrorCode.SCHEMA_MISMATCH,
+        return read(connection, id, dialect).orElseThrow(() -> new SinkException(ErrorCode.SCHEMA_MISMATCH,
                 "Target table " + id + " does not exist (or the target user cannot see it). Create it with the source table's columns and primary key."));
     }
 

@@ -8,7 +8,13 @@ import java.sql.SQLException;
 import java.util.Map;
 import java.util.Properties;
 
-/** Opens connections to the target. The password goes to the driver only; it is never logged. */
+/**
+ * Opens physical connections to the target: for the sink's connection pool (see
+ * {@code TargetSession}), which calls it from its own threads, and for one-off checks. The
+ * password goes to the driver only; it is never logged. Connections are named
+ * {@code pgsink <sink name>} ({@code ApplicationName}) unless {@code target.jdbc.ApplicationName}
+ * says otherwise.
+ */
 @FunctionalInterface
 public interface TargetConnector
 {

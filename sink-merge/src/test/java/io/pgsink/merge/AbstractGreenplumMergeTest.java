@@ -83,8 +83,8 @@ abstract class AbstractGreenplumMergeTest
         createTable("spread", "a int, b int, c text, PRIMARY KEY (a, b)", "b", "a");
         schema.execute("CREATE TABLE everywhere (a int PRIMARY KEY, c text) DISTRIBUTED REPLICATED");
         try (Connection connection = schema.connect()) {
-            assertThat(TargetCatalog.read(connection, TableId.of(schema.name(), "spread"), true).orElseThrow().distributionKey()).containsExactly("b", "a");
-            assertThat(TargetCatalog.read(connection, TableId.of(schema.name(), "everywhere"), true).orElseThrow().distributionKey()).isEmpty();
+            assertThat(TargetCatalog.read(connection, TableId.of(schema.name(), "spread"), Dialect.GREENPLUM).orElseThrow().distributionKey()).containsExactly("b", "a");
+            assertThat(TargetCatalog.read(connection, TableId.of(schema.name(), "everywhere"), Dialect.GREENPLUM).orElseThrow().distributionKey()).isEmpty();
         }
     }
 

@@ -89,7 +89,7 @@ class DeletePlanIT
     {
         try (Connection connection = schema.connect()) {
             connection.setAutoCommit(false);
-            TargetTable target = TargetCatalog.require(connection, TableId.of(schema.name(), table), false);
+            TargetTable target = TargetCatalog.require(connection, TableId.of(schema.name(), table), Dialect.POSTGRESQL);
             String staging = "pgsink_stage_plan_" + table;
             try (Statement statement = connection.createStatement()) {
                 statement.execute(Dialect.POSTGRESQL.staging().createStagingTable(staging, target.columns(), target));

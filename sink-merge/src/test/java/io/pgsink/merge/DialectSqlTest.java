@@ -102,7 +102,7 @@ class DialectSqlTest
         statements.add(Statements.unfilledRows(ORDERS, "pgsink_stage_1_order_lines"));
         statements.add(Statements.truncate(ORDERS.id()));
 
-        String offsets = dialect.offsets().createOffsetsTable("\"meta\".\"pgsink_offsets\"");
+        String offsets = SinkTables.offsetsTable("\"meta\".\"pgsink_offsets\"", dialect);
         assertThat(offsets).isEqualTo("CREATE TABLE IF NOT EXISTS \"meta\".\"pgsink_offsets\" (sink_name text NOT NULL, source_partition text NOT NULL, source_offset text NOT NULL,"
                 + " updated_at timestamp with time zone NOT NULL, PRIMARY KEY (sink_name, source_partition)) DISTRIBUTED BY (\"sink_name\", \"source_partition\")");
         statements.add(offsets);
@@ -119,7 +119,7 @@ class DialectSqlTest
         List<String> addColumns = SchemaEvolution.addColumns(wider, ORDERS);
         assertThat(addColumns).containsExactly("ALTER TABLE \"Shop\".\"order lines\" ADD COLUMN \"added\" numeric(10,2)");
         statements.addAll(addColumns);
-        String deadLetters = DeadLetterTable.createTable("\"meta\".\"pgsink_dead_letters\"", dialect);
+        String deadLetters = SinkTables.deadLetterTable("\"meta\".\"pgsink_dead_letters\"", dialect);
         assertThat(deadLetters).endsWith(" DISTRIBUTED RANDOMLY");
         statements.add(deadLetters);
 
@@ -189,8 +189,8 @@ class DialectSqlTest
         assertThat(store).containsExactly(
                 "UPDATE \"meta\".\"pgsink_offsets\" SET source_offset = ?, updated_at = now() WHERE sink_name = ? AND source_partition = ?",
                 "INSERT INTO \"meta\".\"pgsink_offsets\" (source_offset, sink_name, source_partition, updated_at) VALUES (?, ?, ?, now())");
-        assertThat(Dialect.GREENPLUM.offsets().createOffsetsTable("o")).endsWith("DISTRIBUTED BY (\"sink_name\", \"source_partition\")");
-        String all = String.join("\n", store) + Dialect.GREENPLUM.offsets().createOffsetsTable("o")
+        assertThat(SinkTables.offsetsTable("o", Dialect.GREENPLUM)).endsWith("DISTRIBUTED BY (\"sink_name\", \"source_partition\")");
+        String all = String.join("\n", store) + SinkTables.offsetsTable("o", Dialect.GREENPLUM)
                 + Dialect.GREENPLUM.staging().createStagingTable("s", ORDERS.columns(), ORDERS)
                 + Dialect.GREENPLUM.delete().deleteTouchedKeys(ORDERS, "s")
                 + Statements.insertFromStaging(ORDERS.id(), ORDERS.columns(), "s")

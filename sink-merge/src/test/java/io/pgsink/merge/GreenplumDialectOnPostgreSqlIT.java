@@ -148,10 +148,10 @@ class GreenplumDialectOnPostgreSqlIT
         schema.execute("CREATE TABLE replicated (a int PRIMARY KEY)",
                 "INSERT INTO gp_distribution_policy VALUES ('replicated'::regclass, 'r', 2, '', '')");
         try (Connection connection = schema.connect()) {
-            assertThat(TargetCatalog.read(connection, TableId.of(schema.name(), "spread"), true).orElseThrow().distributionKey()).containsExactly("b", "a");
-            assertThat(TargetCatalog.read(connection, TableId.of(schema.name(), "by_key"), true).orElseThrow().distributionKey()).containsExactly("a", "b");
-            assertThat(TargetCatalog.read(connection, TableId.of(schema.name(), "replicated"), true).orElseThrow().distributionKey()).isEmpty();
-            assertThat(TargetCatalog.read(connection, TableId.of(schema.name(), "spread"), false).orElseThrow().distributionKey()).isEmpty();
+            assertThat(TargetCatalog.read(connection, TableId.of(schema.name(), "spread"), Dialect.GREENPLUM).orElseThrow().distributionKey()).containsExactly("b", "a");
+            assertThat(TargetCatalog.read(connection, TableId.of(schema.name(), "by_key"), Dialect.GREENPLUM).orElseThrow().distributionKey()).containsExactly("a", "b");
+            assertThat(TargetCatalog.read(connection, TableId.of(schema.name(), "replicated"), Dialect.GREENPLUM).orElseThrow().distributionKey()).isEmpty();
+            assertThat(TargetCatalog.read(connection, TableId.of(schema.name(), "spread"), Dialect.POSTGRESQL).orElseThrow().distributionKey()).isEmpty();
         }
     }
 

@@ -176,7 +176,7 @@ class MergeApplierIT
     {
         schema.execute("CREATE TABLE wide (id int PRIMARY KEY, body text)", "INSERT INTO wide VALUES (1, 'a'), (2, 'b')");
         TableSchema source = TableSchema.of(TableId.of("src", "wide"), List.of("id", "body"), List.of("id"));
-        String body = "x".repeat((int) MergeApplier.MERGE_MAX_ROW_BYTES);
+        String body = "x".repeat((int) TableWriter.MERGE_MAX_ROW_BYTES);
         try (BufferedSink sink = sink(Map.of())) {
             sink.accept(ChangeEvent.update(source, null, new Object[] {1, body}, at(1), 0));
             sink.accept(ChangeEvent.update(source, null, new Object[] {2, body}, at(2), 0));

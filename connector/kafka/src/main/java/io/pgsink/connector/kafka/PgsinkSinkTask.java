@@ -10,7 +10,6 @@ import io.pgsink.core.RejectedRow;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.merge.MergeApplier;
-import io.pgsink.merge.TargetConnector;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -104,7 +103,11 @@ public final class PgsinkSinkTask
         config = KafkaSinkConfig.parse(properties);
         name = config.sinkName();
         reporter = config.sink().toleratesRejectedRows() ? errantRecordReporter() : null;
-        applier = new MergeApplier(config.sink(), TargetConnector.fromConfig(config.sink()), reporter == null ? null : this::reportRejected);
+        MergeApplier.Builder applierBuilder = MergeApplier.builder(config.sink());
+        if (reporter != null) {
+            applierBuilder.rejectedRowHandler(this::reportRejected);
+        }
+        applier = applierBuilder.build();
         sink = newSink();
         mapper = new SinkRecordMapper(config);
         log.info("{} - task started; rows the target refuses {}", name, !config.sink().toleratesRejectedRows() ? "stop the task (errors.tolerance=none)"

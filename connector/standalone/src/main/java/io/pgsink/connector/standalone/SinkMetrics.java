@@ -1,5 +1,7 @@
 package io.pgsink.connector.standalone;
 
+import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
+import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
@@ -26,7 +28,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>{@code pgsink_flush_failures_total};</li>
  * <li>{@code pgsink_copy_bytes_total}: CSV bytes sent with COPY;</li>
  * <li>{@code pgsink_buffer_bytes}: estimated heap of the rows buffered for the next flush;</li>
- * <li>{@code pgsink_source_lag_seconds}: at the last flush, how long after its source commit the newest change was applied.</li>
+ * <li>{@code pgsink_source_lag_seconds}: at the last flush, how long after its source commit the newest change was applied;</li>
+ * <li>{@code hikaricp_*{pool="pgsink-<sink>"}}: the target connection pool (connections active, idle and pending, acquire, usage and creation times, timeouts).</li>
  * </ul>
  * Counters are thread-safe; {@link #flushed} runs on the sink's thread.
  */
@@ -144,6 +147,12 @@ final class SinkMetrics
     String sinkName()
     {
         return sinkName;
+    }
+
+    /** Where the applier's target connection pool reports its meters ({@code hikaricp_connections_*{pool="pgsink-<sink>"}}). */
+    MetricsTrackerFactory poolMetrics()
+    {
+        return new MicrometerMetricsTrackerFactory(registry);
     }
 
     /** The Prometheus text exposition of every meter. */

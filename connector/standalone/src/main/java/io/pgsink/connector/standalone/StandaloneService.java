@@ -5,6 +5,7 @@ import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
+import io.pgsink.copy.SqlFailures;
 import io.pgsink.core.Batch;
 import io.pgsink.core.BufferedSink;
 import io.pgsink.core.ErrorCode;
@@ -13,7 +14,6 @@ import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.merge.MergeApplier;
-import io.pgsink.merge.TargetConnector;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.jetbrains.annotations.Nullable;
@@ -141,8 +141,8 @@ public final class StandaloneService
         state = State.STARTING;
         BufferedSink sink;
         try {
-            TargetConnector connector = CopyByteCounting.counting(TargetConnector.fromConfig(sinkConfig), metrics::copiedBytes);
-            sink = new BufferedSink(name, sinkConfig.flushPolicy(), new MergeApplier(sinkConfig, connector), new CommittedPositions(), System::nanoTime,
+            MergeApplier applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics()).build();
+            sink = new BufferedSink(name, sinkConfig.flushPolicy(), applier, new CommittedPositions(), System::nanoTime,
                     sinkConfig.toleratesRejectedRows());
         }
         catch (RuntimeException e) {
@@ -206,8 +206,7 @@ public final class StandaloneService
                 return true;
             }
             if (cause instanceof SQLException sqlException) {
-                String state = sqlException.getSQLState();
-                return state != null && (state.startsWith("08") || state.startsWith("57P") || state.equals("53300"));
+                return SqlFailures.isTransient(sqlException);
             }
             if (cause instanceof java.net.ConnectException) {
                 return true;

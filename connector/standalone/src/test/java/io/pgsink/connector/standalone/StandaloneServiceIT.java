@@ -157,7 +157,9 @@ class StandaloneServiceIT
                     .contains("pgsink_flush_seconds_bucket{")
                     .contains("pgsink_buffer_bytes{")
                     .contains("pgsink_source_lag_seconds{")
-                    .contains("pgsink_copy_bytes_total{");
+                    .contains("pgsink_copy_bytes_total{")
+                    // the target connection pool
+                    .contains("hikaricp_connections{pool=\"pgsink-" + sinkName + "\"");
             assertThat(running.service().metrics().copyBytesTotal()).isPositive();
             HttpResponse<String> health = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health")).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(health.statusCode()).isEqualTo(200);

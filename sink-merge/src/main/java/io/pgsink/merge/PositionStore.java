@@ -1,0 +1,123 @@
+package io.pgsink.merge;
+
+import io.pgsink.copy.SqlFailures;
+import io.pgsink.core.SinkConfig;
+import io.pgsink.core.SourcePosition;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static io.pgsink.copy.SqlIdentifiers.quote;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The offsets table ({@code offsets.schema}.{@code offsets.table}, DDL in {@link SinkTables}): the
+ * source position of the last change applied, one row per sink and source partition, written in
+ * the transaction that applies the changes. Reading it tells a restarted sink where to resume.
+ *
+ * <p>Stateless apart from its configuration; every method works on the connection it is given.
+ */
+final class PositionStore
+{
+    private final String sinkName;
+    private final String qualifiedTable;
+
+    PositionStore(SinkConfig config)
+    {
+        requireNonNull(config, "config is null");
+        this.sinkName = config.sinkName();
+        this.qualifiedTable = quote(config.offsetsSchema()) + "." + quote(config.offsetsTable());
+    }
+
+    /** The table, quoted, for messages. */
+    String qualifiedTable()
+    {
+        return qualifiedTable;
+    }
+
+    /**
+     * Creates the table unless it exists, in a transaction of its own. Several sinks or tasks may
+     * start at once: {@code CREATE TABLE IF NOT EXISTS} is not atomic, and the loser fails on the
+     * catalog's unique index, or finds the row type taken; the table exists then.
+     */
+    void createTable(Connection connection, Dialect dialect)
+            throws SQLException
+    {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(SinkTables.offsetsTable(qualifiedTable, dialect));
+            connection.commit();
+        }
+        catch (SQLException e) {
+            String state = e.getSQLState();
+            if (!SqlFailures.UNIQUE_VIOLATION.equals(state) && !SqlFailures.DUPLICATE_TABLE.equals(state)
+                    && !SqlFailures.DUPLICATE_OBJECT.equals(state)) {
+                throw e;
+            }
+            connection.rollback();
+        }
+    }
+
+    /** The positions the sink stored, by source partition. */
+    Map<String, SourcePosition> read(Connection connection)
+            throws SQLException
+    {
+        Map<String, SourcePosition> positions = new TreeMap<>();
+        try (PreparedStatement statement = connection.prepareStatement("SELECT source_partition, source_offset FROM " + qualifiedTable + " WHERE sink_name = ?")) {
+            statement.setString(1, sinkName);
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    positions.put(rows.getString(1), new SourcePosition(rows.getString(1), rows.getString(2)));
+                }
+            }
+        }
+        return positions;
+    }
+
+    /**
+     * Stores the positions in the connection's transaction, in partition order.
+     *
+     * @return the transaction's id where the dialect's statement returns it (PostgreSQL), to find
+     *         out whether the transaction committed when the connection is lost during
+     *         {@code COMMIT}; 0 when unknown (Greenplum, or no position to store)
+     */
+    long store(Connection connection, Dialect dialect, Map<String, SourcePosition> positions)
+            throws SQLException
+    {
+        long transactionId = 0;
+        if (positions.isEmpty()) {
+            return transactionId;
+        }
+        List<String> statements = dialect.offsets().storeOffset(qualifiedTable);
+        for (SourcePosition position : new TreeMap<>(positions).values()) {
+            for (String sql : statements) {
+                try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                    statement.setString(1, position.offset());
+                    statement.setString(2, sinkName);
+                    statement.setString(3, position.partition());
+                    boolean stored;
+                    if (statement.execute()) {
+                        try (ResultSet rows = statement.getResultSet()) {
+                            stored = rows.next();
+                            if (stored) {
+                                transactionId = rows.getLong(1);
+                            }
+                        }
+                    }
+                    else {
+                        stored = statement.getUpdateCount() > 0;
+                    }
+                    if (stored) {
+                        break;
+                    }
+                }
+            }
+        }
+        return transactionId;
+    }
+}

@@ -1,0 +1,18 @@
+package io.pgsink.merge;
+
+/**
+ * What a dialect lets a flush use, given the server's major version
+ * ({@code DatabaseMetaData.getDatabaseMajorVersion()}: 9 for Greenplum 6, 12 for Greenplum 7, 14
+ * for Apache Cloudberry, the PostgreSQL release otherwise).
+ */
+interface ServerFeatures
+{
+    /** Whether {@code MERGE} can apply a flush's changes (PostgreSQL 15+; neither Greenplum nor Cloudberry has it). */
+    boolean supportsMerge(int serverMajorVersion);
+
+    /**
+     * Whether the catalog tells generated and identity columns apart ({@code pg_attribute.attgenerated},
+     * {@code attidentity}, PostgreSQL 12+), which the sink reads only where {@code MERGE} needs them.
+     */
+    boolean readsGeneratedColumns(int serverMajorVersion);
+}

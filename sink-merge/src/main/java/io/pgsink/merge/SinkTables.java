@@ -1,0 +1,29 @@
+package io.pgsink.merge;
+
+import java.util.List;
+
+/**
+ * The DDL of the tables pgsink keeps for itself in the target, one definition for every dialect:
+ * the dialect adds only how the table is distributed.
+ */
+final class SinkTables
+{
+    private SinkTables() {}
+
+    /** The offsets table: one row per sink and source partition, keyed (and distributed) by both. */
+    static String offsetsTable(String qualifiedName, Dialect dialect)
+    {
+        return "CREATE TABLE IF NOT EXISTS " + qualifiedName
+                + " (sink_name text NOT NULL, source_partition text NOT NULL, source_offset text NOT NULL, updated_at timestamp with time zone NOT NULL,"
+                + " PRIMARY KEY (sink_name, source_partition))" + dialect.distribution().distributedBy(List.of("sink_name", "source_partition"));
+    }
+
+    /** The dead-letter table ({@link DeadLetterTable}): no key, so randomly distributed where tables are distributed. */
+    static String deadLetterTable(String qualifiedName, Dialect dialect)
+    {
+        return "CREATE TABLE IF NOT EXISTS " + qualifiedName + " (sink_name text NOT NULL, source_table text NOT NULL, target_table text NOT NULL,"
+                + " row_key text NOT NULL, source_partition text NOT NULL, source_offset text NOT NULL, column_name text, reason text NOT NULL,"
+                + " row_values text, rejected_at timestamp with time zone NOT NULL DEFAULT now())"
+                + dialect.distribution().distributedBy(List.of());
+    }
+}

@@ -1,0 +1,288 @@
+package io.pgsink.merge;
+
+import io.pgsink.copy.CopyListener;
+import io.pgsink.copy.CopyLoader;
+import io.pgsink.copy.CopyRejectedException;
+import io.pgsink.copy.SqlFailures;
+import io.pgsink.core.CopyFormat;
+import io.pgsink.core.ErrorCode;
+import io.pgsink.core.RowChange;
+import io.pgsink.core.RowKey;
+import io.pgsink.core.SinkException;
+import io.pgsink.core.TableBatch;
+import io.pgsink.core.TableId;
+import io.pgsink.core.ValueSizes;
+import org.jetbrains.annotations.Nullable;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Writes one table's changes of a flush, in the flush's transaction. Rows of fresh keys (see
+ * {@link RowChange#isFresh()}) with every value known are COPYed straight into the target, which
+ * is as fast as loading gets. Every other change goes through the staging table:
+ * <ul>
+ * <li>with {@link ApplyMethod#MERGE}, when the user may update the table and its rows are narrow
+ *     (see {@link #MERGE_MAX_ROW_BYTES}), with its whole row, applied by one {@code MERGE}
+ *     (delete, update in place, or insert); an update in place costs about two thirds of a delete
+ *     and an insert, and mostly finds room on the row's own page, so neither the index nor the
+ *     table grows;</li>
+ * <li>otherwise only its key, deleted from the target, after which the final rows are COPYed
+ *     into the target.</li>
+ * </ul>
+ * Rows whose unchanged TOAST values must be filled from the target are staged whole either way
+ * and filled before the delete.
+ *
+ * <p>A row the target or the encoder refuses is named by a {@link RowRejectedException}; a key
+ * taken for fresh that exists after all, by a {@link FreshKeyConflict}.
+ *
+ * <p>Not thread-safe: owned by the sink's thread (its {@link CopyRows} reuse a buffer).
+ */
+final class TableWriter
+{
+    /**
+     * Rows wider than this (as the buffer counts their bytes, sampled over the first
+     * {@value #ROW_WIDTH_SAMPLE} rows that are merged) are deleted and inserted rather than merged:
+     * merging writes each row twice, into the staging table and then into the target, which costs
+     * more than the delete it saves once rows are TOASTed (PostgreSQL TOASTs rows beyond about
+     * 2 kB). Measured with the benchmark's S2 (rows of ~60 bytes: merge faster) and S2W (~5 kB:
+     * merge 16 to 45% slower).
+     */
+    static final long MERGE_MAX_ROW_BYTES = 2048;
+    private static final int ROW_WIDTH_SAMPLE = 64;
+    /**
+     * Merging, a table batch of at most this many changes stages its fresh rows too, rather than
+     * COPYing them straight into the target: the MERGE inserts them for the price of an index probe
+     * each (a few microseconds), which saves the second COPY's two round trips (its statement, then
+     * its data; a round trip is a fraction of a millisecond on a local network, more across one).
+     * The benchmark's 100-event flushes take 5 round trips instead of 7; on loopback, where a round
+     * trip costs little, their time did not change beyond the noise of the machine.
+     */
+    static final int SMALL_BATCH_CHANGES = 256;
+
+    /** Whether the keys the buffer took for new ({@link RowChange#isFresh()}) are trusted to be absent from the target. */
+    enum FreshKeys
+    {
+        /**
+         * Their rows are COPYed into the target without deleting the key first; a unique violation
+         * there means the source replayed events applied before ({@link FreshKeyConflict}).
+         */
+        TRUSTED,
+        /** Every touched key is deleted first. */
+        DISTRUSTED,
+    }
+
+    /** How staged changes to existing keys are applied. */
+    enum ApplyMethod
+    {
+        /** One {@code MERGE}, for the tables whose rows it pays for (PostgreSQL 15+, when {@code target.update.mode} allows it). */
+        MERGE,
+        /** Delete every touched key, then insert the final rows. */
+        DELETE_INSERT,
+    }
+
+    private final CopyFormat format;
+    private final CopyListener copyListener;
+    private final CopyRows rows = new CopyRows();
+
+    TableWriter(CopyFormat format, CopyListener copyListener)
+    {
+        this.format = requireNonNull(format, "format is null");
+        this.copyListener = requireNonNull(copyListener, "copyListener is null");
+    }
+
+    void truncate(Connection connection, TableId target)
+            throws SQLException
+    {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(Statements.truncate(target));
+        }
+    }
+
+    /** Writes the batch's changes (not its truncate, see {@link #truncate}) to the plan's target table. */
+    void write(Connection connection, TablePlan plan, TableBatch batch, FreshKeys freshKeys, ApplyMethod method)
+            throws SQLException
+    {
+        if (plan.appendOnly) {
+            copy(connection, plan, batch, CopyRows.Layout.TARGET_ROWS, RowFilter.DIRECT, FreshKeys.DISTRUSTED);
+            return;
+        }
+        boolean merge = switch (method) {
+            case MERGE -> plan.mergeable && plan.target.updatable() && narrowRows(batch);
+            case DELETE_INSERT -> false;
+        };
+        boolean stageAll = switch (freshKeys) {
+            case TRUSTED -> merge && batch.changes().size() <= SMALL_BATCH_CHANGES;
+            case DISTRUSTED -> true;
+        };
+        RowFilter staged = stageAll ? RowFilter.STAGED : RowFilter.STAGED_TRUSTING_FRESH_KEYS;
+        // merging, only fresh keys skip the staging table, and only in larger batches while they are trusted
+        RowFilter direct = !merge ? RowFilter.DIRECT : stageAll ? RowFilter.NONE : RowFilter.DIRECT_FRESH;
+        boolean anyStaged = false;
+        boolean anyDirect = false;
+        for (RowChange change : batch.changes()) {
+            anyStaged |= staged.test(change);
+            anyDirect |= direct.test(change);
+        }
+        if (anyStaged) {
+            copy(connection, plan, batch, merge ? CopyRows.Layout.STAGED_ROWS : CopyRows.Layout.STAGED_KEYS, staged, FreshKeys.DISTRUSTED);
+            if (batch.rowsWithUnavailableValues() > 0) {
+                try (Statement statement = connection.createStatement()) {
+                    statement.executeUpdate(plan.fill);
+                    checkFilled(statement, plan);
+                }
+            }
+            // prepared, so that after a few flushes pgjdbc keeps them prepared on the server, which
+            // then plans them once per connection rather than at every flush
+            try (PreparedStatement statement = connection.prepareStatement(merge ? plan.merge : plan.delete)) {
+                statement.execute();
+            }
+        }
+        if (anyDirect) {
+            copy(connection, plan, batch, CopyRows.Layout.TARGET_ROWS, direct, freshKeys);
+        }
+        if (!merge && batch.rowsWithUnavailableValues() > 0) {
+            try (Statement statement = connection.createStatement()) {
+                statement.executeUpdate(plan.insertFromStaging);
+            }
+        }
+    }
+
+    /** Whether the rows that would be merged are narrow enough for merging to pay ({@link #MERGE_MAX_ROW_BYTES}). */
+    private static boolean narrowRows(TableBatch batch)
+    {
+        long bytes = 0;
+        int rows = 0;
+        for (RowChange change : batch.changes()) {
+            if (!change.isDelete() && !change.isFresh()) {
+                bytes += ValueSizes.row(change.row());
+                if (++rows == ROW_WIDTH_SAMPLE) {
+                    break;
+                }
+            }
+        }
+        return rows == 0 || bytes / rows <= MERGE_MAX_ROW_BYTES;
+    }
+
+    /**
+     * COPYs the changes {@code filter} selects, laid out as {@code layout} says. With
+     * {@link FreshKeys#TRUSTED}, a unique violation means a fresh key existed after all.
+     */
+    private void copy(Connection connection, TablePlan plan, TableBatch batch, CopyRows.Layout layout, RowFilter filter, FreshKeys freshKeys)
+            throws SQLException
+    {
+        List<RowChange> changes = batch.changes();
+        String copySql = switch (layout) {
+            case TARGET_ROWS -> plan.copyTarget;
+            case STAGED_KEYS, STAGED_ROWS -> plan.copyStaging;
+        };
+        boolean conflictMeansReplay = switch (freshKeys) {
+            case TRUSTED -> true;
+            case DISTRUSTED -> false;
+        };
+        try {
+            CopyLoader.copyIn(connection, copySql, format, writer -> {
+                for (RowChange change : changes) {
+                    if (filter.test(change)) {
+                        rows.write(writer, plan, change, layout);
+                    }
+                }
+            }, copyListener);
+        }
+        catch (CopyRejectedException e) {
+            RowChange change = nthMatching(changes, filter, e.row());
+            if (change == null) {
+                if (conflictMeansReplay && SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState())) {
+                    throw new FreshKeyConflict(plan.target.id(), null);
+                }
+                throw e;
+            }
+            if (conflictMeansReplay && SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState())) {
+                throw new FreshKeyConflict(plan.target.id(), change.key());
+            }
+            ErrorCode code = SqlFailures.classify(e);
+            if (code != ErrorCode.DATA) {
+                throw e;
+            }
+            throw new RowRejectedException(code, batch.table(), plan.target.id(), change, SqlFailures.copyColumn(e), SqlFailures.describe(e), e);
+        }
+        catch (SQLException e) {
+            // Greenplum segments may not say which COPY line broke the unique index
+            if (conflictMeansReplay && SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState())) {
+                throw new FreshKeyConflict(plan.target.id(), null);
+            }
+            throw e;
+        }
+    }
+
+    @Nullable
+    private static RowChange nthMatching(List<RowChange> changes, RowFilter filter, long row)
+    {
+        long seen = 0;
+        for (RowChange change : changes) {
+            if (filter.test(change) && ++seen == row) {
+                return change;
+            }
+        }
+        return null;
+    }
+
+    /** Fails, naming keys and columns, when staged rows found no target row to take their unavailable values from. */
+    private static void checkFilled(Statement statement, TablePlan plan)
+            throws SQLException
+    {
+        List<String> problems = new ArrayList<>();
+        try (ResultSet rows = statement.executeQuery(plan.unfilled)) {
+            while (rows.next()) {
+                String unavailable = rows.getString(1);
+                List<String> key = new ArrayList<>();
+                for (int i = 0; i < plan.target.primaryKey().size(); i++) {
+                    key.add(rows.getString(i + 2));
+                }
+                List<String> columns = new ArrayList<>();
+                for (int i = 0; i < unavailable.length() && i < plan.columns.size(); i++) {
+                    if (unavailable.charAt(i) == '1') {
+                        columns.add(plan.columns.get(i).name());
+                    }
+                }
+                problems.add("key (" + String.join(", ", key) + ") column(s) " + columns);
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new SinkException(ErrorCode.DATA, "Cannot apply changes to " + plan.target.id() + ": the source did not send unchanged TOAST values and the target has no row to take them from: "
+                    + String.join("; ", problems) + ". The target is missing rows the source has (was it loaded with a snapshot?); set REPLICA IDENTITY FULL on the source table to always get full rows.");
+        }
+    }
+
+    /** A key the batch took for new exists in the target; the batch is applied again with {@link FreshKeys#DISTRUSTED}. */
+    static final class FreshKeyConflict
+            extends RuntimeException
+    {
+        private final TableId table;
+        private final String key;
+
+        FreshKeyConflict(TableId table, @Nullable RowKey key)
+        {
+            super("key " + key + " of " + table + " exists already", null, false, false);
+            this.table = table;
+            this.key = key == null ? "(not named by the server)" : key.toString();
+        }
+
+        TableId table()
+        {
+            return table;
+        }
+
+        String key()
+        {
+            return key;
+        }
+    }
+}
