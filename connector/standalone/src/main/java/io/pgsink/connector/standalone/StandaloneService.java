@@ -1,5 +1,7 @@
 package io.pgsink.connector.standalone;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
@@ -22,6 +24,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -47,6 +50,7 @@ public final class StandaloneService
         implements AutoCloseable
 {
     private static final Logger log = LoggerFactory.getLogger(StandaloneService.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     enum State
     {
@@ -256,26 +260,20 @@ public final class StandaloneService
     {
         State current = state;
         boolean up = current == State.STREAMING || current == State.STARTING;
-        String json = "{\"status\":\"" + (up ? "UP" : "DOWN") + "\",\"state\":\"" + current + "\",\"sink\":\"" + escape(name) + "\""
-                + (lastError.isEmpty() ? "" : ",\"error\":\"" + escape(lastError) + "\"") + "}";
-        return new HttpEndpoint.Health(up, json);
-    }
-
-    private static String escape(String text)
-    {
-        StringBuilder escaped = new StringBuilder();
-        for (char c : text.toCharArray()) {
-            if (c == '"' || c == '\\') {
-                escaped.append('\\').append(c);
-            }
-            else if (c < 0x20) {
-                escaped.append(String.format("\\u%04x", (int) c));
-            }
-            else {
-                escaped.append(c);
-            }
+        Map<String, String> body = new LinkedHashMap<>();
+        body.put("status", up ? "UP" : "DOWN");
+        body.put("state", current.name());
+        body.put("sink", name);
+        if (!lastError.isEmpty()) {
+            body.put("error", lastError);
         }
-        return escaped.toString();
+        try {
+            return new HttpEndpoint.Health(up, JSON.writeValueAsString(body));
+        }
+        catch (JsonProcessingException e) {
+            // a map of strings always serializes
+            throw new IllegalStateException(e);
+        }
     }
 
     State state()
