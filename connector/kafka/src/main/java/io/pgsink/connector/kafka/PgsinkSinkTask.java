@@ -1,5 +1,6 @@
 package io.pgsink.connector.kafka;
 
+import io.pgsink.core.Backoff;
 import io.pgsink.core.Batch;
 import io.pgsink.core.BatchApplier;
 import io.pgsink.core.BufferedSink;
@@ -72,7 +73,6 @@ public final class PgsinkSinkTask
         extends SinkTask
 {
     private static final Logger log = LoggerFactory.getLogger(PgsinkSinkTask.class);
-    private static final long INITIAL_BACKOFF_MILLIS = 500;
 
     private final Map<TopicPartition, PartitionState> partitions = new HashMap<>();
     private final Map<String, PartitionState> partitionsByName = new HashMap<>();
@@ -339,7 +339,7 @@ public final class PgsinkSinkTask
     private RuntimeException failure(SinkException e)
     {
         if (e.isTransient()) {
-            long delay = Math.min(INITIAL_BACKOFF_MILLIS << Math.min(failedAttempts, 20), config.retryBackoffMaxMillis());
+            long delay = Backoff.upTo(config.retryBackoffMaxMillis()).delayMillis(failedAttempts);
             failedAttempts++;
             context.timeout(delay);
             return new RetriableException(name + " - " + e.getMessage() + " (attempt " + failedAttempts + ", retrying in " + delay + " ms)", e);

@@ -5,6 +5,7 @@ import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
+import io.pgsink.core.Backoff;
 import io.pgsink.core.Batch;
 import io.pgsink.core.BufferedSink;
 import io.pgsink.core.ErrorCode;
@@ -82,7 +83,7 @@ public final class StandaloneService
         this.sinkConfig = config.sink();
         this.name = sinkConfig.sinkName();
         this.metrics = new SinkMetrics(name);
-        this.backoff = new Backoff(500, config.retryBackoffMaxMillis());
+        this.backoff = Backoff.upTo(config.retryBackoffMaxMillis());
     }
 
     /**
