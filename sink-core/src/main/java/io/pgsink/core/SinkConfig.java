@@ -180,6 +180,11 @@ public final class SinkConfig
             flushPolicy = new FlushPolicy(Long.parseLong(values.get(FLUSH_MAX_EVENTS)), Long.parseLong(values.get(BUFFER_MAX_BYTES)), Long.parseLong(values.get(FLUSH_INTERVAL_MS)));
             try {
                 tableNameFormat = TableNameFormat.parse(values.get(TARGET_TABLE_NAME_FORMAT));
+                if (tableNameFormat.usesTopic()) {
+                    // the core sink routes by source table; only the Kafka Connect sink knows a record's topic
+                    problems.add("Invalid value " + quoted(values.get(TARGET_TABLE_NAME_FORMAT)) + " for configuration " + TARGET_TABLE_NAME_FORMAT + ": " + TableNameFormat.TOPIC
+                            + " is the Kafka topic of a record, which only the Kafka Connect sink reads; route by ${schema} and ${table}");
+                }
             }
             catch (IllegalArgumentException e) {
                 problems.add("Invalid value " + quoted(values.get(TARGET_TABLE_NAME_FORMAT)) + " for configuration " + TARGET_TABLE_NAME_FORMAT + ": " + e.getMessage());

@@ -120,6 +120,13 @@ class SinkConfigTest
     }
 
     @Test
+    void topicRoutingIsForKafkaConnectOnly()
+    {
+        assertThat(SinkConfig.problems(Map.of("target.url", "jdbc:postgresql://h/d", "target.table.name.format", "raw.${topic}"))).containsExactly(
+                "Invalid value 'raw.${topic}' for configuration target.table.name.format: ${topic} is the Kafka topic of a record, which only the Kafka Connect sink reads; route by ${schema} and ${table}");
+    }
+
+    @Test
     void tableNameFormats()
     {
         TableId source = TableId.of("Sales", "Order.Lines");

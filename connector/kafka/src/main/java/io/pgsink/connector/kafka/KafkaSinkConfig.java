@@ -3,6 +3,7 @@ package io.pgsink.connector.kafka;
 import io.pgsink.connector.debezium.UnavailablePlaceholder;
 import io.pgsink.core.ConfigKey;
 import io.pgsink.core.SinkConfig;
+import io.pgsink.core.TableNameFormat;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 
@@ -30,7 +31,7 @@ import static java.util.Objects.requireNonNull;
  *
  * <p>Two shared keys read a little differently: {@code sink.name} defaults to the connector's
  * {@code name}, and {@code target.table.name.format} also accepts {@code ${topic}} (see
- * {@link TopicTableNameFormat}). Events reach the sink already routed, so the core sink is
+ * {@link TableNameFormat}). Events reach the sink already routed, so the core sink is
  * configured with the identity format.
  *
  * <p>Immutable.
@@ -83,13 +84,13 @@ public final class KafkaSinkConfig
     public static final ConfigDef CONFIG_DEF = configDef();
 
     private final SinkConfig sink;
-    private final TopicTableNameFormat routing;
+    private final TableNameFormat routing;
     private final boolean deleteOnTombstone;
     private final String metadataPrefix;
     private final UnavailablePlaceholder placeholder;
     private final long retryBackoffMaxMillis;
 
-    private KafkaSinkConfig(SinkConfig sink, TopicTableNameFormat routing, boolean deleteOnTombstone, String metadataPrefix, UnavailablePlaceholder placeholder, long retryBackoffMaxMillis)
+    private KafkaSinkConfig(SinkConfig sink, TableNameFormat routing, boolean deleteOnTombstone, String metadataPrefix, UnavailablePlaceholder placeholder, long retryBackoffMaxMillis)
     {
         this.sink = requireNonNull(sink, "sink is null");
         this.routing = requireNonNull(routing, "routing is null");
@@ -173,9 +174,9 @@ public final class KafkaSinkConfig
         }
 
         String format = sinkProperties.getOrDefault(SinkConfig.TARGET_TABLE_NAME_FORMAT, defaultOf(SinkConfig.TARGET_TABLE_NAME_FORMAT));
-        TopicTableNameFormat routing = null;
+        TableNameFormat routing = null;
         try {
-            routing = TopicTableNameFormat.parse(format);
+            routing = TableNameFormat.parse(format);
         }
         catch (IllegalArgumentException e) {
             problems.add(new Problem(SinkConfig.TARGET_TABLE_NAME_FORMAT, invalid(format, SinkConfig.TARGET_TABLE_NAME_FORMAT, e.getMessage())));
@@ -349,7 +350,7 @@ public final class KafkaSinkConfig
         return sink.sinkName();
     }
 
-    TopicTableNameFormat routing()
+    TableNameFormat routing()
     {
         return routing;
     }
