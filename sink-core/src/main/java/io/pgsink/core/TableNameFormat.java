@@ -32,6 +32,9 @@ public final class TableNameFormat
     public static final String SOURCE_TABLE = "${source.table}";
     private static final String DEFAULT_TOPIC_SCHEMA = "public";
 
+    /** The format as a configuration value. */
+    public static final ConfigType<TableNameFormat> CONFIG_TYPE = ConfigType.text(TableNameFormat::parse, TableNameFormat::toString);
+
     private final String format;
     private final List<String> schemaParts;
     private final List<String> tableParts;

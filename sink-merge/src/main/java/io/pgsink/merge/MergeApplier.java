@@ -20,6 +20,7 @@ import io.pgsink.core.TableBatch;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableNameFormat;
 import io.pgsink.core.TableSchema;
+import io.pgsink.core.TargetDialect;
 import io.pgsink.core.UnavailableValue;
 import io.pgsink.core.ValueSizes;
 import org.jetbrains.annotations.Nullable;
@@ -85,7 +86,7 @@ public final class MergeApplier
 
     private final String sinkName;
     private final TargetConnector connector;
-    private final String dialectSetting;
+    private final TargetDialect dialectSetting;
     private final CopyFormat format;
     private final TableNameFormat routing;
     private final boolean appendOnlyWithoutKey;

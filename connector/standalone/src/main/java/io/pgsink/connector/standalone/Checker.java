@@ -2,6 +2,7 @@ package io.pgsink.connector.standalone;
 
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.TableId;
+import io.pgsink.core.TargetDialect;
 import io.pgsink.merge.TargetConnector;
 import org.intellij.lang.annotations.Language;
 
@@ -388,7 +389,7 @@ final class Checker
                 else if (!rows.getBoolean(6)) {
                     add(Status.WARN, subject, name + " is ready, but the user may not TRUNCATE it, so a source truncate would fail");
                 }
-                else if (!rows.getBoolean(8) && rows.getBoolean(9) && !config.sink().targetDialect().equals("greenplum")) {
+                else if (!rows.getBoolean(8) && rows.getBoolean(9) && config.sink().targetDialect() != TargetDialect.GREENPLUM) {
                     add(Status.WARN, subject, name + " is ready, but the user may not UPDATE it, so flushes delete and re-insert changed rows instead of merging them in place (slower): GRANT UPDATE ON " + name + " TO <the sink's user>");
                 }
                 else {

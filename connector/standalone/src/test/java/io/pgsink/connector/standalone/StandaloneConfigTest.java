@@ -1,5 +1,7 @@
 package io.pgsink.connector.standalone;
 
+import io.pgsink.core.ConfigKey;
+import io.pgsink.core.ConfigProblem;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
 import org.junit.jupiter.api.Test;
@@ -9,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,6 +67,29 @@ class StandaloneConfigTest
         assertThat(config.progressIntervalMillis()).isEqualTo(30000);
         assertThat(config.retryBackoffMaxMillis()).isEqualTo(30000);
         assertThat(config.sink().targetUrl()).isEqualTo("jdbc:postgresql://dw:5432/warehouse");
+    }
+
+    /** The service's own keys, with type and default. */
+    @Test
+    void keyTable()
+    {
+        Map<String, String> table = new LinkedHashMap<>();
+        for (ConfigKey<?> key : StandaloneConfig.KEYS) {
+            table.put(key.name(), key.type().kind() + " " + key.defaultValue().map(value -> "'" + value + "'").orElse("(required)"));
+        }
+        assertThat(table).containsExactly(
+                Map.entry("http.port", "LONG '9464'"),
+                Map.entry("http.host", "STRING '0.0.0.0'"),
+                Map.entry("progress.interval.ms", "LONG '30000'"),
+                Map.entry("retry.backoff.max.ms", "LONG '30000'"));
+        Map<String, String> properties = minimal();
+        properties.put("http.host", " ");
+        properties.put("progress.interval.ms", "-1");
+        properties.put("http.port", "-2");
+        assertThat(StandaloneConfig.problems(properties)).extracting(ConfigProblem::message).containsExactly(
+                "Invalid value '-2' for configuration http.port: must be between -1 and 65535",
+                "Invalid value ' ' for configuration http.host: must not be empty",
+                "Invalid value '-1' for configuration progress.interval.ms: must be zero or more");
     }
 
     @Test
