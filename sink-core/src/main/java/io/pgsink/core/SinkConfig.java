@@ -49,6 +49,7 @@ public final class SinkConfig
     public static final String SCHEMA_EVOLUTION = "schema.evolution";
     public static final String ERRORS_TOLERANCE = "errors.tolerance";
     public static final String ERRORS_DEAD_LETTER_TABLE = "errors.deadletter.table";
+    public static final String RETRY_BACKOFF_MAX_MS = "retry.backoff.max.ms";
 
     /** Every key of the sink, shared by both adapters, in the order the README lists them: {@link SinkKeys#ALL}. */
     public static final List<ConfigKey<?>> KEYS = SinkKeys.ALL;
@@ -65,6 +66,7 @@ public final class SinkConfig
     private final SchemaEvolutionLevel schemaEvolution;
     private final TablesWithoutKey tablesWithoutKey;
     private final ErrorsTolerance errorsTolerance;
+    private final Backoff retryBackoff;
 
     private SinkConfig(ConfigValues values, Map<String, String> targetJdbcProperties, CopyFormat copyFormat)
     {
@@ -78,6 +80,7 @@ public final class SinkConfig
         this.schemaEvolution = values.get(SinkKeys.SCHEMA_EVOLUTION);
         this.tablesWithoutKey = values.get(SinkKeys.TABLES_WITHOUT_KEY);
         this.errorsTolerance = values.get(SinkKeys.ERRORS_TOLERANCE);
+        this.retryBackoff = Backoff.upTo(values.get(SinkKeys.RETRY_BACKOFF_MAX_MS));
     }
 
     /**
@@ -281,6 +284,12 @@ public final class SinkConfig
     public String deadLetterTable()
     {
         return values.get(SinkKeys.ERRORS_DEAD_LETTER_TABLE);
+    }
+
+    /** How long to wait between attempts while the target is unreachable ({@value #RETRY_BACKOFF_MAX_MS}). */
+    public Backoff retryBackoff()
+    {
+        return retryBackoff;
     }
 
     /** The effective configuration, secrets masked, for logging once at start. */

@@ -36,6 +36,7 @@ class SinkConfigTest
         assertThat(config.evolvesSchema()).isFalse();
         assertThat(config.tablesWithoutKey()).isEqualTo(TablesWithoutKey.FAIL);
         assertThat(config.errorsTolerance()).isEqualTo(ErrorsTolerance.NONE);
+        assertThat(config.retryBackoff()).isEqualTo(new Backoff(500, 30_000));
     }
 
     /** Every key, its type and its default, in the README's order: a key added, dropped or changed is a decision. */
@@ -67,7 +68,8 @@ class SinkConfigTest
                 Map.entry("offsets.schema", "STRING 'public'"),
                 Map.entry("offsets.table", "STRING 'pgsink_offsets'"),
                 Map.entry("errors.tolerance", "CHOICE 'none'"),
-                Map.entry("errors.deadletter.table", "STRING 'pgsink_dead_letters'"));
+                Map.entry("errors.deadletter.table", "STRING 'pgsink_dead_letters'"),
+                Map.entry("retry.backoff.max.ms", "LONG '30000'"));
         assertThat(SinkKeys.TARGET_DIALECT.type().choices()).containsExactly("auto", "postgresql", "greenplum");
         assertThat(SinkKeys.TARGET_UPDATE_MODE.type().choices()).containsExactly("auto", "delete-insert");
         assertThat(SinkKeys.SCHEMA_EVOLUTION.type().choices()).containsExactly("none", "add-columns");
@@ -102,6 +104,7 @@ class SinkConfigTest
         properties.put("errors.deadletter.table", "rejects");
         properties.put("target.update.mode", "delete-insert");
         properties.put("schema.evolution", "add-columns");
+        properties.put("retry.backoff.max.ms", "2000");
         SinkConfig config = SinkConfig.parse(properties);
         assertThat(config.sinkName()).isEqualTo("orders-sink");
         assertThat(config.targetUrl()).isEqualTo("jdbc:postgresql://db/x");
@@ -123,6 +126,7 @@ class SinkConfigTest
         assertThat(config.evolvesSchema()).isTrue();
         assertThat(config.tablesWithoutKey()).isEqualTo(TablesWithoutKey.APPEND_ONLY);
         assertThat(config.errorsTolerance()).isEqualTo(ErrorsTolerance.ALL);
+        assertThat(config.retryBackoff()).isEqualTo(new Backoff(500, 2000));
         assertThat(config.describe()).containsEntry("target.password", "<masked>").containsEntry("sink.name", "'orders-sink'");
         assertThat(config.toString()).doesNotContain("s3cret");
     }
@@ -179,9 +183,9 @@ class SinkConfigTest
     @Test
     void problemsAreStructured()
     {
-        assertThat(SinkConfig.problems(Map.of("target.url", "jdbc:postgresql://h/d", "target.password", "s3cret", "copy.quote", "|", "copy.delimiter", "|", "flush.max.events", "0")))
+        assertThat(SinkConfig.problems(Map.of("target.url", "jdbc:postgresql://h/d", "target.password", "s3cret", "copy.quote", "|", "copy.delimiter", "|", "retry.backoff.max.ms", "0")))
                 .containsExactly(
-                        new ConfigProblem(ConfigProblem.Kind.INVALID, "flush.max.events", Optional.of("'0'"), "must be at least 1"),
+                        new ConfigProblem(ConfigProblem.Kind.INVALID, "retry.backoff.max.ms", Optional.of("'0'"), "must be at least 1"),
                         new ConfigProblem(ConfigProblem.Kind.COMBINATION, "copy.delimiter", Optional.of("COPY format from copy.delimiter='|', copy.quote='|', copy.escape='\"', copy.null=''"),
                                 "delimiter and quote must differ, both are '|'"));
         assertThat(SinkConfig.problems(Map.of("target.url", "", "target.pasword", "s3cret"))).containsExactly(

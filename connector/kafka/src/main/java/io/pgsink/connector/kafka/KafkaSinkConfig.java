@@ -46,7 +46,6 @@ public final class KafkaSinkConfig
     public static final String DELETE_ON_TOMBSTONE = "delete.on.tombstone";
     public static final String FLATTENED_METADATA_PREFIX = "flattened.metadata.prefix";
     public static final String UNAVAILABLE_VALUE_PLACEHOLDER = "unavailable.value.placeholder";
-    public static final String RETRY_BACKOFF_MAX_MS = "retry.backoff.max.ms";
 
     static final ConfigKey<Boolean> DELETE_ON_TOMBSTONE_KEY = ConfigKey.optional(DELETE_ON_TOMBSTONE, ConfigType.BOOLEAN, false,
             "Whether a tombstone (a record with a key, and neither value nor value schema) deletes the row of its key. "
@@ -60,11 +59,9 @@ public final class KafkaSinkConfig
     static final ConfigKey<String> UNAVAILABLE_VALUE_PLACEHOLDER_KEY = ConfigKey.optional(UNAVAILABLE_VALUE_PLACEHOLDER, ConfigType.STRING, UnavailablePlaceholder.DEFAULT,
                     "The value Debezium sends for an unchanged TOASTed column (the source connector's unavailable.value.placeholder); pgsink fills such columns and never writes it.")
             .withValidator(ConfigValidator.notEmpty("must not be empty"));
-    static final ConfigKey<Long> RETRY_BACKOFF_MAX_MS_KEY = ConfigKey.optional(RETRY_BACKOFF_MAX_MS, ConfigType.LONG, 30_000L,
-            "Longest wait between attempts when the target is unreachable; attempts start 500 ms apart and double.").withValidator(ConfigValidator.atLeast(1));
 
     /** The connector's own keys; the shared ones are {@link SinkConfig#KEYS}. */
-    public static final List<ConfigKey<?>> KEYS = List.of(DELETE_ON_TOMBSTONE_KEY, FLATTENED_METADATA_PREFIX_KEY, UNAVAILABLE_VALUE_PLACEHOLDER_KEY, RETRY_BACKOFF_MAX_MS_KEY);
+    public static final List<ConfigKey<?>> KEYS = List.of(DELETE_ON_TOMBSTONE_KEY, FLATTENED_METADATA_PREFIX_KEY, UNAVAILABLE_VALUE_PLACEHOLDER_KEY);
 
     /** {@code sink.name} as Kafka Connect reads it: empty (the default) for the connector's name. */
     static final ConfigKey<String> SINK_NAME_KEY = SinkKeys.SINK_NAME.withDefault("").withDocumentation(
@@ -229,11 +226,6 @@ public final class KafkaSinkConfig
     public UnavailablePlaceholder placeholder()
     {
         return placeholder;
-    }
-
-    public long retryBackoffMaxMillis()
-    {
-        return own.get(RETRY_BACKOFF_MAX_MS_KEY);
     }
 
     /** The effective configuration, secrets masked, for logging once. */

@@ -1,6 +1,5 @@
 package io.pgsink.connector.kafka;
 
-import io.pgsink.core.Backoff;
 import io.pgsink.core.Batch;
 import io.pgsink.core.BatchApplier;
 import io.pgsink.core.BufferedSink;
@@ -339,7 +338,7 @@ public final class PgsinkSinkTask
     private RuntimeException failure(SinkException e)
     {
         if (e.isTransient()) {
-            long delay = Backoff.upTo(config.retryBackoffMaxMillis()).delayMillis(failedAttempts);
+            long delay = config.sink().retryBackoff().delayMillis(failedAttempts);
             failedAttempts++;
             context.timeout(delay);
             return new RetriableException(name + " - " + e.getMessage() + " (attempt " + failedAttempts + ", retrying in " + delay + " ms)", e);

@@ -65,7 +65,7 @@ class KafkaSinkConfigTest
         assertThat(config.deleteOnTombstone()).isTrue();
         assertThat(config.metadataPrefix()).isEqualTo("__");
         assertThat(config.placeholder().text()).isEqualTo("__debezium_unavailable_value");
-        assertThat(config.retryBackoffMaxMillis()).isEqualTo(30_000);
+        assertThat(config.sink().retryBackoff().maxMillis()).isEqualTo(30_000);
         assertThat(config.routing().route("shop.public.orders", null)).isEqualTo(TableId.of("dw", "shop_public_orders"));
         // the core sink gets events routed already
         assertThat(config.sink().tableNameFormat().targetOf(TableId.of("dw", "x"))).isEqualTo(TableId.of("dw", "x"));
@@ -168,8 +168,7 @@ class KafkaSinkConfigTest
         assertThat(table).containsExactly(
                 Map.entry("delete.on.tombstone", "BOOLEAN 'false'"),
                 Map.entry("flattened.metadata.prefix", "STRING '__'"),
-                Map.entry("unavailable.value.placeholder", "STRING '__debezium_unavailable_value'"),
-                Map.entry("retry.backoff.max.ms", "LONG '30000'"));
+                Map.entry("unavailable.value.placeholder", "STRING '__debezium_unavailable_value'"));
         List<String> differing = new ArrayList<>();
         for (int i = 0; i < SinkConfig.KEYS.size(); i++) {
             if (!KafkaSinkConfig.CONNECT_KEYS.get(i).equals(SinkConfig.KEYS.get(i))) {

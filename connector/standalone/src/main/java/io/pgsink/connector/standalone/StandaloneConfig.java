@@ -46,7 +46,7 @@ import static java.util.Objects.requireNonNull;
  * <li>{@code source.*}: the Debezium PostgreSQL connector and engine, prefix removed. pgsink fills
  *     in {@link #SOURCE_DEFAULTS} (lossless conversions, pgoutput, truncates captured...) unless the
  *     file sets them, and owns the offset storage ({@link #SOURCE_OWNED}).</li>
- * <li>{@link #KEYS}: the service's own keys (HTTP endpoint, progress logging, retries).</li>
+ * <li>{@link #KEYS}: the service's own keys (HTTP endpoint, progress logging).</li>
  * <li>everything else: the sink ({@link SinkConfig#KEYS} and {@code target.jdbc.*}).</li>
  * </ul>
  * An environment variable {@code PGSINK_<KEY>} overrides key {@code <key>}: the name upper-cased,
@@ -67,7 +67,6 @@ public final class StandaloneConfig
     public static final String HTTP_PORT = "http.port";
     public static final String HTTP_HOST = "http.host";
     public static final String PROGRESS_INTERVAL_MS = "progress.interval.ms";
-    public static final String RETRY_BACKOFF_MAX_MS = "retry.backoff.max.ms";
 
     static final ConfigKey<Long> HTTP_PORT_KEY = ConfigKey.optional(HTTP_PORT, ConfigType.LONG, 9464L,
             "Port of the HTTP endpoint serving /metrics (Prometheus text format) and /health; 0 picks a free port, -1 disables it.").withValidator(ConfigValidator.between(-1, 65535));
@@ -75,11 +74,9 @@ public final class StandaloneConfig
             "Address the HTTP endpoint listens on.").withValidator(ConfigValidator.notBlank());
     static final ConfigKey<Long> PROGRESS_INTERVAL_MS_KEY = ConfigKey.optional(PROGRESS_INTERVAL_MS, ConfigType.LONG, 30_000L,
             "How often progress (events in, rows applied, lag, position) is logged while changes flow; 0 disables it.").withValidator(ConfigValidator.atLeast(0));
-    static final ConfigKey<Long> RETRY_BACKOFF_MAX_MS_KEY = ConfigKey.optional(RETRY_BACKOFF_MAX_MS, ConfigType.LONG, 30_000L,
-            "Longest wait between attempts when the target is unreachable; attempts start 500 ms apart and double.").withValidator(ConfigValidator.atLeast(1));
 
     /** The service's own keys; the sink's are {@link SinkConfig#KEYS}. */
-    public static final List<ConfigKey<?>> KEYS = List.of(HTTP_PORT_KEY, HTTP_HOST_KEY, PROGRESS_INTERVAL_MS_KEY, RETRY_BACKOFF_MAX_MS_KEY);
+    public static final List<ConfigKey<?>> KEYS = List.of(HTTP_PORT_KEY, HTTP_HOST_KEY, PROGRESS_INTERVAL_MS_KEY);
 
     /**
      * Debezium settings pgsink chooses unless the file sets them, and why: every conversion mode is
@@ -377,11 +374,6 @@ public final class StandaloneConfig
     public long progressIntervalMillis()
     {
         return own.get(PROGRESS_INTERVAL_MS_KEY);
-    }
-
-    public long retryBackoffMaxMillis()
-    {
-        return own.get(RETRY_BACKOFF_MAX_MS_KEY);
     }
 
     public UnavailablePlaceholder unavailablePlaceholder()

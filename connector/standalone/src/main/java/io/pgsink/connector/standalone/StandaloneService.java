@@ -83,7 +83,7 @@ public final class StandaloneService
         this.sinkConfig = config.sink();
         this.name = sinkConfig.sinkName();
         this.metrics = new SinkMetrics(name);
-        this.backoff = Backoff.upTo(config.retryBackoffMaxMillis());
+        this.backoff = config.sink().retryBackoff();
     }
 
     /**

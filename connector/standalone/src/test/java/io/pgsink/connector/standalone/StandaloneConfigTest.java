@@ -65,7 +65,7 @@ class StandaloneConfigTest
         assertThat(config.httpPort()).isEqualTo(9464);
         assertThat(config.httpHost()).isEqualTo("0.0.0.0");
         assertThat(config.progressIntervalMillis()).isEqualTo(30000);
-        assertThat(config.retryBackoffMaxMillis()).isEqualTo(30000);
+        assertThat(config.sink().retryBackoff().maxMillis()).isEqualTo(30000);
         assertThat(config.sink().targetUrl()).isEqualTo("jdbc:postgresql://dw:5432/warehouse");
     }
 
@@ -80,8 +80,7 @@ class StandaloneConfigTest
         assertThat(table).containsExactly(
                 Map.entry("http.port", "LONG '9464'"),
                 Map.entry("http.host", "STRING '0.0.0.0'"),
-                Map.entry("progress.interval.ms", "LONG '30000'"),
-                Map.entry("retry.backoff.max.ms", "LONG '30000'"));
+                Map.entry("progress.interval.ms", "LONG '30000'"));
         Map<String, String> properties = minimal();
         properties.put("http.host", " ");
         properties.put("progress.interval.ms", "-1");
