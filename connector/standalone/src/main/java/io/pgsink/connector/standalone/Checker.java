@@ -223,7 +223,7 @@ final class Checker
             while (rows.next()) {
                 String schema = rows.getString(1);
                 String table = rows.getString(2);
-                if (!source.captures(schema, table)) {
+                if (!config.capturedTables().captures(schema, table)) {
                     continue;
                 }
                 TableId id = TableId.of(schema, table);

@@ -27,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -123,12 +124,14 @@ public final class StandaloneConfig
 
     private final SinkConfig sink;
     private final Map<String, String> debezium;
+    private final CapturedTables capturedTables;
     private final ConfigValues own;
 
-    private StandaloneConfig(SinkConfig sink, Map<String, String> debezium, ConfigValues own)
+    private StandaloneConfig(SinkConfig sink, Map<String, String> debezium, CapturedTables capturedTables, ConfigValues own)
     {
         this.sink = requireNonNull(sink, "sink is null");
         this.debezium = Collections.unmodifiableMap(new TreeMap<>(debezium));
+        this.capturedTables = requireNonNull(capturedTables, "capturedTables is null");
         this.own = requireNonNull(own, "own is null");
     }
 
@@ -236,14 +239,15 @@ public final class StandaloneConfig
 
         String sinkName = sink.map(SinkConfig::sinkName).orElse(sinkProperties.getOrDefault(SinkConfig.SINK_NAME, SinkKeys.SINK_NAME.defaultValue().orElseThrow()));
         Map<String, String> debezium = debeziumProperties(source, sinkName, sink, found);
-        found.addAll(debeziumProblems(source, debezium));
+        Optional<CapturedTables> capturedTables = CapturedTables.compile(debezium, SOURCE_PREFIX, found);
+        found.addAll(debeziumProblems(source, debezium, found));
 
         // Debezium validates some fields once per field that depends on them
         problems.addAll(new LinkedHashSet<>(found));
         if (!found.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new StandaloneConfig(sink.orElseThrow(), debezium, own));
+        return Optional.of(new StandaloneConfig(sink.orElseThrow(), debezium, capturedTables.orElseThrow(), own));
     }
 
     /** The Debezium engine and connector properties: pgsink's defaults, the file's {@code source.*} keys, the keys pgsink owns. */
@@ -292,13 +296,24 @@ public final class StandaloneConfig
         return debezium;
     }
 
-    /** What Debezium's own validation says of {@code debezium}, and {@code source.*} keys no one knows. */
-    private static List<ConfigProblem> debeziumProblems(Map<String, String> source, Map<String, String> debezium)
+    /**
+     * What Debezium's own validation says of {@code debezium}, and {@code source.*} keys no one
+     * knows. A regular-expression list that has a problem in {@code found} already
+     * ({@link CapturedTables}) is not reported again in Debezium's words.
+     */
+    private static List<ConfigProblem> debeziumProblems(Map<String, String> source, Map<String, String> debezium, List<ConfigProblem> found)
     {
         List<ConfigProblem> problems = new ArrayList<>();
+        Set<String> reported = new HashSet<>();
+        for (ConfigProblem problem : found) {
+            reported.add(problem.key());
+        }
         Configuration configuration = Configuration.from(debezium);
         configuration.validate(PostgresConnectorConfig.ALL_FIELDS, (field, value, problem) -> {
             String key = SOURCE_PREFIX + field.name();
+            if (CapturedTables.REGEX_LIST_KEYS.contains(field.name()) && reported.contains(key)) {
+                return;
+            }
             if (value == null) {
                 problems.add(ConfigProblem.missing(key, problem));
             }
@@ -358,6 +373,12 @@ public final class StandaloneConfig
         Properties properties = new Properties();
         properties.putAll(debezium);
         return properties;
+    }
+
+    /** Which source tables Debezium captures, from the include and exclude lists. */
+    CapturedTables capturedTables()
+    {
+        return capturedTables;
     }
 
     /** The port of the HTTP endpoint; 0 for any free port, -1 when disabled. */

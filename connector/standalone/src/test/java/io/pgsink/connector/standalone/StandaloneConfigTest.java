@@ -142,6 +142,29 @@ class StandaloneConfigTest
     }
 
     @Test
+    void includeAndExcludeListsAreCompiledWhenValidated()
+    {
+        Map<String, String> properties = minimal();
+        properties.put("source.table.include.list", "public.orders,public.(items");
+        properties.put("source.schema.exclude.list", "tmp[");
+        properties.put("source.column.exclude.list", "public.orders.secret");
+        assertThat(StandaloneConfig.problems(properties)).extracting(ConfigProblem::message).containsExactly(
+                "Invalid value 'tmp[' for configuration source.schema.exclude.list: 'tmp[' is not a regular expression: Unclosed character class near index 3",
+                "Invalid value 'public.orders,public.(items' for configuration source.table.include.list: 'public.(items' is not a regular expression: Unclosed group near index 13");
+        assertThatThrownBy(() -> StandaloneConfig.parse(properties))
+                .isInstanceOfSatisfying(SinkException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.CONFIG))
+                .hasMessageStartingWith("Invalid pgsink configuration (2 problems):\n  ");
+
+        properties.put("source.table.include.list", "Public\\.Order.*");
+        properties.remove("source.schema.exclude.list");
+        CapturedTables captured = StandaloneConfig.parse(properties).capturedTables();
+        assertThat(captured.captures("public", "orders")).isTrue();
+        assertThat(captured.captures("public", "order_items")).isTrue();
+        assertThat(captured.captures("public", "items")).isFalse();
+        assertThat(captured.captures("pg_catalog", "orders")).isFalse();
+    }
+
+    @Test
     void passesDriverAndTransformSettingsThrough()
     {
         Map<String, String> properties = minimal();
