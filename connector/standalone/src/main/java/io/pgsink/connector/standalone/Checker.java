@@ -1,5 +1,6 @@
 package io.pgsink.connector.standalone;
 
+import io.debezium.connector.postgresql.PostgresConnectorConfig.AutoCreateMode;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TargetDialect;
@@ -205,12 +206,12 @@ final class Checker
                 }
             }
         }
-        String mode = source.publicationMode();
+        AutoCreateMode mode = source.publicationMode();
         switch (mode) {
-            case "disabled" -> add(Status.FAIL, subject, "publication " + publication + " does not exist and source.publication.autocreate.mode=disabled");
-            case "all_tables" -> add(superuser ? Status.OK : Status.FAIL, subject, "publication " + publication + " will be created FOR ALL TABLES"
+            case DISABLED -> add(Status.FAIL, subject, "publication " + publication + " does not exist and source.publication.autocreate.mode=disabled");
+            case ALL_TABLES -> add(superuser ? Status.OK : Status.FAIL, subject, "publication " + publication + " will be created FOR ALL TABLES"
                     + (superuser ? "" : ", which needs a superuser: create it yourself or set source.publication.autocreate.mode=filtered"));
-            default -> add(Status.OK, subject, "publication " + publication + " will be created for the captured tables (" + mode + ")");
+            case FILTERED, NO_TABLES -> add(Status.OK, subject, "publication " + publication + " will be created for the captured tables (" + mode.getValue() + ")");
         }
     }
 

@@ -1,5 +1,7 @@
 package io.pgsink.connector.standalone;
 
+import io.debezium.connector.postgresql.PostgresConnectorConfig.AutoCreateMode;
+
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -50,9 +52,10 @@ final class SourceDatabase
         return debezium.getOrDefault("publication.name", "dbz_publication");
     }
 
-    String publicationMode()
+    /** {@code publication.autocreate.mode}, valid once the configuration is (Debezium checks it). */
+    AutoCreateMode publicationMode()
     {
-        return debezium.getOrDefault("publication.autocreate.mode", "all_tables");
+        return AutoCreateMode.parse(debezium.getOrDefault("publication.autocreate.mode", AutoCreateMode.ALL_TABLES.getValue()));
     }
 
     String jdbcUrl()
