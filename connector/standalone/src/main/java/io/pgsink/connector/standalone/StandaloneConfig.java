@@ -1,10 +1,5 @@
 package io.pgsink.connector.standalone;
 
-import io.debezium.config.Configuration;
-import io.debezium.config.Field;
-import io.debezium.connector.postgresql.PostgresConnector;
-import io.debezium.connector.postgresql.PostgresConnectorConfig;
-import io.debezium.embedded.async.AsyncEngineConfig;
 import io.pgsink.connector.debezium.UnavailablePlaceholder;
 import io.pgsink.core.ConfigKey;
 import io.pgsink.core.ConfigProblem;
@@ -12,11 +7,9 @@ import io.pgsink.core.ConfigType;
 import io.pgsink.core.ConfigValidator;
 import io.pgsink.core.ConfigValues;
 import io.pgsink.core.ErrorCode;
-import io.pgsink.core.FlushPolicy;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SinkKeys;
-import org.apache.kafka.common.config.ConfigDef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,15 +20,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.Set;
 import java.util.TreeMap;
 
 import static java.util.Objects.requireNonNull;
@@ -44,9 +34,9 @@ import static java.util.Objects.requireNonNull;
  * The standalone service's configuration: one properties file, environment variables on top, split
  * into three parts and validated all at once.
  * <ul>
- * <li>{@code source.*}: the Debezium PostgreSQL connector and engine, prefix removed. pgsink fills
- *     in {@link #SOURCE_DEFAULTS} (lossless conversions, pgoutput, truncates captured...) unless the
- *     file sets them, and owns the offset storage ({@link #SOURCE_OWNED}).</li>
+ * <li>{@code source.*}: the Debezium PostgreSQL connector and engine, prefix removed
+ *     ({@link DebeziumProperties}: pgsink's defaults, the keys it owns, Debezium's validation),
+ *     and the include and exclude lists compiled ({@link CapturedTables}).</li>
  * <li>{@link #KEYS}: the service's own keys (HTTP endpoint, progress logging).</li>
  * <li>everything else: the sink ({@link SinkConfig#KEYS} and {@code target.jdbc.*}).</li>
  * </ul>
@@ -78,49 +68,6 @@ public final class StandaloneConfig
 
     /** The service's own keys; the sink's are {@link SinkConfig#KEYS}. */
     public static final List<ConfigKey<?>> KEYS = List.of(HTTP_PORT_KEY, HTTP_HOST_KEY, PROGRESS_INTERVAL_MS_KEY);
-
-    /**
-     * Debezium settings pgsink chooses unless the file sets them, and why: every conversion mode is
-     * the lossless one, so each value reaches the target as PostgreSQL would print it.
-     */
-    static final Map<String, String> SOURCE_DEFAULTS;
-
-    /** Debezium settings the service owns: offsets live in the target, written with the data. */
-    static final Set<String> SOURCE_OWNED = Set.of("offset.storage", "offset.flush.interval.ms", "offset.commit.policy", "name");
-
-    /** {@code source.*} keys Debezium (or the JDBC driver, or transformations) read that its field list does not name. */
-    private static final List<String> SOURCE_PASS_THROUGH_PREFIXES = List.of(
-            "database.", "driver.", "transforms", "predicates", "converters", "pgsinktext.", "signal.", "notification.", "snapshot.", "heartbeat.", "errors.",
-            "internal.", "key.converter", "value.converter", "header.converter", "post.processors", "topic.", "custom.metric.tags", "schema.history.internal");
-
-    static {
-        Map<String, String> defaults = new LinkedHashMap<>();
-        defaults.put("connector.class", PostgresConnector.class.getName());
-        defaults.put("plugin.name", "pgoutput");
-        // numeric as text: exact digits and scale, NaN and Infinity included (precise mode turns NaN into null)
-        defaults.put("decimal.handling.mode", "string");
-        // interval as ISO-8601 text (P1Y2M3DT4H5M6.78S), which PostgreSQL reads back exactly; numeric mode folds months into 30.44 days
-        defaults.put("interval.handling.mode", "string");
-        // hstore as a map, written back as hstore text; json mode would hand an hstore column JSON it cannot parse
-        defaults.put("hstore.handling.mode", "map");
-        // microsecond precision for time and timestamp (connect mode truncates to milliseconds)
-        defaults.put("time.precision.mode", "adaptive");
-        defaults.put("binary.handling.mode", "bytes");
-        // Debezium skips truncates by default; pgsink applies them
-        defaults.put("skipped.operations", "none");
-        // source column types, for creating target tables and for bit strings
-        defaults.put("column.propagate.source.type", ".*");
-        // types Debezium has no converter for (box, path, pg_lsn...) arrive as their text instead of being dropped
-        defaults.put("include.unknown.datatypes", "true");
-        // deletes are enough; a tombstone would only be skipped
-        defaults.put("tombstones.on.delete", "false");
-        // keeps the slot's confirmed position moving when captured tables are quiet but others are not
-        defaults.put("heartbeat.interval.ms", "10000");
-        // bit strings and the array types Debezium cannot represent, as their PostgreSQL text
-        defaults.put("converters", PostgresTextConverter.NAME);
-        defaults.put(PostgresTextConverter.NAME + ".type", PostgresTextConverter.class.getName());
-        SOURCE_DEFAULTS = defaults;
-    }
 
     private final SinkConfig sink;
     private final Map<String, String> debezium;
@@ -238,9 +185,9 @@ public final class StandaloneConfig
         found.addAll(own.problems());
 
         String sinkName = sink.map(SinkConfig::sinkName).orElse(sinkProperties.getOrDefault(SinkConfig.SINK_NAME, SinkKeys.SINK_NAME.defaultValue().orElseThrow()));
-        Map<String, String> debezium = debeziumProperties(source, sinkName, sink, found);
+        Map<String, String> debezium = DebeziumProperties.of(source, sinkName, sink, found);
         Optional<CapturedTables> capturedTables = CapturedTables.compile(debezium, SOURCE_PREFIX, found);
-        found.addAll(debeziumProblems(source, debezium, found));
+        found.addAll(DebeziumProperties.problems(source, debezium, found));
 
         // Debezium validates some fields once per field that depends on them
         problems.addAll(new LinkedHashSet<>(found));
@@ -248,94 +195,6 @@ public final class StandaloneConfig
             return Optional.empty();
         }
         return Optional.of(new StandaloneConfig(sink.orElseThrow(), debezium, capturedTables.orElseThrow(), own));
-    }
-
-    /** The Debezium engine and connector properties: pgsink's defaults, the file's {@code source.*} keys, the keys pgsink owns. */
-    private static Map<String, String> debeziumProperties(Map<String, String> source, String sinkName, Optional<SinkConfig> sink, List<ConfigProblem> problems)
-    {
-        Map<String, String> debezium = new TreeMap<>();
-        for (String owned : SOURCE_OWNED) {
-            if (source.containsKey(owned)) {
-                problems.add(ConfigProblem.invalid(SOURCE_PREFIX + owned, source.get(owned), false,
-                        "pgsink owns it (offsets are stored in the target's offsets table, in the transaction that applies the data, and the engine is named after sink.name); remove it"));
-            }
-        }
-        String identifier = identifier(sinkName);
-        debezium.put("name", sinkName);
-        debezium.put("topic.prefix", identifier);
-        debezium.put("slot.name", identifier);
-        debezium.put("publication.name", identifier);
-        debezium.putAll(SOURCE_DEFAULTS);
-        if (sink.isPresent()) {
-            FlushPolicy flushPolicy = sink.get().flushPolicy();
-            // one engine batch is one flush: full batches under load, one poll interval's worth when quiet
-            long batch = Math.max(1, Math.min(flushPolicy.maxEvents(), 100_000));
-            debezium.put("max.batch.size", Long.toString(batch));
-            debezium.put("max.queue.size", Long.toString(batch * 4));
-            // buffer.max.bytes bounds the sink's buffer; the engine's queue of records waiting for the
-            // next batch gets the same bound, so a burst of wide rows makes the source wait instead of
-            // filling the heap
-            debezium.put("max.queue.size.in.bytes", Long.toString(flushPolicy.maxBytes()));
-            debezium.put("poll.interval.ms", Long.toString(Math.max(10, flushPolicy.intervalMillis())));
-        }
-        for (Map.Entry<String, String> entry : source.entrySet()) {
-            if (!SOURCE_OWNED.contains(entry.getKey())) {
-                debezium.put(entry.getKey(), entry.getValue());
-            }
-        }
-        if (source.containsKey("converters") && !source.get("converters").contains(PostgresTextConverter.NAME)) {
-            // the user's converters come first, so they win for the columns they claim
-            debezium.put("converters", source.get("converters") + "," + PostgresTextConverter.NAME);
-        }
-        String placeholder = debezium.get("unavailable.value.placeholder");
-        if (placeholder != null) {
-            debezium.put(PostgresTextConverter.NAME + "." + PostgresTextConverter.PLACEHOLDER_PROPERTY, placeholder);
-        }
-        debezium.put("offset.storage", TargetOffsetBackingStore.class.getName());
-        debezium.put("offset.flush.interval.ms", "0");
-        return debezium;
-    }
-
-    /**
-     * What Debezium's own validation says of {@code debezium}, and {@code source.*} keys no one
-     * knows. A regular-expression list that has a problem in {@code found} already
-     * ({@link CapturedTables}) is not reported again in Debezium's words.
-     */
-    private static List<ConfigProblem> debeziumProblems(Map<String, String> source, Map<String, String> debezium, List<ConfigProblem> found)
-    {
-        List<ConfigProblem> problems = new ArrayList<>();
-        Set<String> reported = new HashSet<>();
-        for (ConfigProblem problem : found) {
-            reported.add(problem.key());
-        }
-        Configuration configuration = Configuration.from(debezium);
-        configuration.validate(PostgresConnectorConfig.ALL_FIELDS, (field, value, problem) -> {
-            String key = SOURCE_PREFIX + field.name();
-            if (CapturedTables.REGEX_LIST_KEYS.contains(field.name()) && reported.contains(key)) {
-                return;
-            }
-            if (value == null) {
-                problems.add(ConfigProblem.missing(key, problem));
-            }
-            else {
-                boolean secret = isSecret(field.name()) || field.type() == ConfigDef.Type.PASSWORD;
-                problems.add(ConfigProblem.invalid(key, String.valueOf(value), secret, problem));
-            }
-        });
-        Set<String> known = PostgresConnectorConfig.ALL_FIELDS.with(AsyncEngineConfig.ALL_FIELDS).allFieldNames();
-        List<String> converterNames = List.of(debezium.getOrDefault("converters", "").split(","));
-        for (String key : source.keySet()) {
-            boolean passThrough = SOURCE_PASS_THROUGH_PREFIXES.stream().anyMatch(key::startsWith)
-                    || converterNames.stream().anyMatch(name -> !name.isBlank() && key.startsWith(name.trim() + "."));
-            if (!known.contains(key) && !passThrough && !SOURCE_OWNED.contains(key)) {
-                problems.add(ConfigProblem.unknown(SOURCE_PREFIX + key, "not a setting of the Debezium PostgreSQL connector or engine"));
-            }
-        }
-        if (!debezium.get("connector.class").equals(PostgresConnector.class.getName())) {
-            problems.add(ConfigProblem.invalid(SOURCE_PREFIX + "connector.class", debezium.get("connector.class"), false, "the standalone service reads PostgreSQL; use "
-                    + PostgresConnector.class.getName()));
-        }
-        return problems;
     }
 
     /** A name usable as a replication slot, publication and topic prefix: lower case letters, digits and underscores. */
@@ -349,12 +208,6 @@ public final class StandaloneConfig
             identifier.insert(0, "pgsink_");
         }
         return identifier.length() > 63 ? identifier.substring(0, 63) : identifier.toString();
-    }
-
-    static boolean isSecret(String key)
-    {
-        String lower = key.toLowerCase(Locale.ROOT);
-        return lower.contains("password") || lower.contains("secret");
     }
 
     public SinkConfig sink()
@@ -413,11 +266,7 @@ public final class StandaloneConfig
     {
         Map<String, String> described = new TreeMap<>(sink.describe());
         described.putAll(own.describe());
-        for (Map.Entry<String, String> entry : debezium.entrySet()) {
-            Field field = PostgresConnectorConfig.ALL_FIELDS.fieldWithName(entry.getKey());
-            boolean secret = isSecret(entry.getKey()) || (field != null && field.type() == ConfigDef.Type.PASSWORD);
-            described.put(SOURCE_PREFIX + entry.getKey(), secret ? ConfigProblem.MASKED : ConfigProblem.quoted(entry.getValue()));
-        }
+        described.putAll(DebeziumProperties.describe(debezium, SOURCE_PREFIX));
         return described;
     }
 
