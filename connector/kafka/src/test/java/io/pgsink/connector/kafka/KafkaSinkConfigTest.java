@@ -131,6 +131,19 @@ class KafkaSinkConfigTest
         assertThat(definition.configKeys().get("target.table.name.format").documentation).contains("${topic}");
     }
 
+    /** What {@link PgsinkSinkConnector#validate} says, by key, for the keys it finds wrong. */
+    private static Map<String, List<String>> validationErrors(Map<String, String> properties)
+    {
+        Config result = new PgsinkSinkConnector().validate(properties);
+        Map<String, List<String>> errors = new HashMap<>();
+        for (ConfigValue value : result.configValues()) {
+            if (!value.errorMessages().isEmpty()) {
+                errors.put(value.name(), value.errorMessages());
+            }
+        }
+        return errors;
+    }
+
     @Test
     void validateAttachesProblemsToTheirKeys()
     {
@@ -139,13 +152,7 @@ class KafkaSinkConfigTest
         properties.put("target.table.name.format", "${db}");
         properties.put("buffer.max.bytes", "lots");
         properties.put("copy.quote", "''");
-        Config result = new PgsinkSinkConnector().validate(properties);
-        Map<String, List<String>> errors = new HashMap<>();
-        for (ConfigValue value : result.configValues()) {
-            if (!value.errorMessages().isEmpty()) {
-                errors.put(value.name(), value.errorMessages());
-            }
-        }
+        Map<String, List<String>> errors = validationErrors(properties);
         assertThat(errors).containsOnlyKeys("flush.max.event", "target.table.name.format", "buffer.max.bytes", "copy.quote");
         assertThat(errors.get("flush.max.event")).singleElement().asString().startsWith("Unknown configuration flush.max.event");
         assertThat(errors.get("target.table.name.format")).singleElement().asString().startsWith("Invalid value '${db}' for configuration target.table.name.format: unknown placeholder ${db}");
@@ -186,13 +193,7 @@ class KafkaSinkConfigTest
         properties.put("flush.max.events", "abc");
         properties.put("retry.backoff.max.ms", "0");
         properties.put("delete.on.tombstone", "yes");
-        Config result = new PgsinkSinkConnector().validate(properties);
-        Map<String, List<String>> errors = new HashMap<>();
-        for (ConfigValue value : result.configValues()) {
-            if (!value.errorMessages().isEmpty()) {
-                errors.put(value.name(), value.errorMessages());
-            }
-        }
+        Map<String, List<String>> errors = validationErrors(properties);
         assertThat(errors).containsOnlyKeys("flush.max.events", "retry.backoff.max.ms", "delete.on.tombstone");
         // Connect cannot parse it and says so; no second "Invalid value null ... must be non-null"
         assertThat(errors.get("flush.max.events")).containsExactly("Invalid value abc for configuration flush.max.events: Not a number of type LONG");
