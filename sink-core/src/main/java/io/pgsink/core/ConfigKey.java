@@ -35,15 +35,15 @@ public record ConfigKey<T>(String name, ConfigType<T> type, Optional<String> def
         requireNonNull(validator, "validator is null");
         requireNonNull(documentation, "documentation is null");
         if (defaultValue.isPresent()) {
-            String reason;
+            Optional<String> reason;
             try {
-                reason = validator.problem(type.parse(defaultValue.get())).orElse(null);
+                reason = validator.problem(type.parse(defaultValue.get()));
             }
             catch (IllegalArgumentException e) {
-                reason = e.getMessage();
+                reason = Optional.of(e.getMessage());
             }
-            if (reason != null) {
-                throw new IllegalArgumentException("The default '" + defaultValue.get() + "' of " + name + " is invalid: " + reason);
+            if (reason.isPresent()) {
+                throw new IllegalArgumentException("The default '" + defaultValue.get() + "' of " + name + " is invalid: " + reason.get());
             }
         }
     }

@@ -50,12 +50,12 @@ public record ConfigType<T>(Kind kind, Function<String, T> parser, Function<? su
         choices = List.copyOf(requireNonNull(choices, "choices is null"));
     }
 
-    /** The constants of {@code type}, each written as {@link #text(Enum)}. */
+    /** The constants of {@code type}, each written as {@link #choiceText(Enum)}. */
     public static <E extends Enum<E>> ConfigType<E> choice(Class<E> type)
     {
         List<String> texts = new ArrayList<>();
         for (E constant : type.getEnumConstants()) {
-            texts.add(text(constant));
+            texts.add(choiceText(constant));
         }
         List<String> choices = List.copyOf(texts);
         return new ConfigType<>(Kind.CHOICE, text -> {
@@ -64,7 +64,7 @@ public record ConfigType<T>(Kind kind, Function<String, T> parser, Function<? su
                 throw new IllegalArgumentException("must be one of " + String.join(", ", choices));
             }
             return type.getEnumConstants()[index];
-        }, ConfigType::text, choices);
+        }, ConfigType::choiceText, choices);
     }
 
     /** A value written as text, read by {@code parser} (which names what is wrong), e.g. a format. */
@@ -74,7 +74,7 @@ public record ConfigType<T>(Kind kind, Function<String, T> parser, Function<? su
     }
 
     /** How a choice is written in configuration: {@code ADD_COLUMNS} is {@code add-columns}. */
-    public static String text(Enum<?> constant)
+    public static String choiceText(Enum<?> constant)
     {
         return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
