@@ -4,6 +4,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -11,10 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 
-import static io.pgsink.core.ConfigKey.Type.CHARACTER;
-import static io.pgsink.core.ConfigKey.Type.LONG;
-import static io.pgsink.core.ConfigKey.Type.PASSWORD;
-import static io.pgsink.core.ConfigKey.Type.STRING;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -52,53 +49,38 @@ public final class SinkConfig
     public static final String SCHEMA_EVOLUTION = "schema.evolution";
     public static final String ERRORS_TOLERANCE = "errors.tolerance";
     public static final String ERRORS_DEAD_LETTER_TABLE = "errors.deadletter.table";
+    public static final String RETRY_BACKOFF_MAX_MS = "retry.backoff.max.ms";
 
-    public static final List<ConfigKey> KEYS = List.of(
-            ConfigKey.optional(SINK_NAME, STRING, "pgsink", "Name of this sink. Source positions are stored under it in the offsets table, so two sinks writing into the same target need different names."),
-            ConfigKey.required(TARGET_URL, STRING, "JDBC URL of the target PostgreSQL or Greenplum database, e.g. jdbc:postgresql://host:5432/db."),
-            ConfigKey.optional(TARGET_USER, STRING, "", "Target user; empty to take it from the URL or the driver's defaults."),
-            ConfigKey.optional(TARGET_PASSWORD, PASSWORD, "", "Target password. Never logged."),
-            ConfigKey.choice(TARGET_DIALECT, "auto", List.of("auto", "postgresql", "greenplum"), "Target database kind; auto detects it from version()."),
-            ConfigKey.choice(TARGET_UPDATE_MODE, "auto", List.of("auto", "delete-insert"), "How a flush writes keys the target may already hold. auto: on PostgreSQL 15+, where the user may UPDATE the table and rows are narrow (under about 2 kB), one MERGE from the staging table deletes, updates in place or inserts each key (faster, and the table does not grow by a row version per update); elsewhere delete-insert. delete-insert: every touched key is deleted, then its final row inserted. Both leave the same rows, columns the source lacks at their defaults; they differ in the triggers they fire."),
-            ConfigKey.optional(TARGET_TABLE_NAME_FORMAT, STRING, "${schema}.${table}", "Target table for a source table: ${schema} and ${table} are replaced by the source schema and table name; the first '.' outside a placeholder separates the target schema from the table name (without one, the target schema is the source schema)."),
-            ConfigKey.choice(SCHEMA_EVOLUTION, "none", List.of("none", "add-columns"), "none: target tables must exist with every source column. add-columns: a missing target table is created (primary key from the source key; Greenplum DISTRIBUTED BY it) and new source columns are added while streaming; dropped source columns stay in the target (NULL in new rows). Needs source column types from the adapter."),
-            ConfigKey.choice(TABLES_WITHOUT_KEY, "fail", List.of("fail", "append-only"), "What to do with a table that has no primary key: fail with an error, or append-only (inserts are copied straight into the target; updates and deletes fail)."),
-            ConfigKey.optional(FLUSH_MAX_EVENTS, LONG, "10000", "Flush when this many events are buffered."),
-            ConfigKey.optional(BUFFER_MAX_BYTES, LONG, "67108864", "Flush when the buffered rows take about this many bytes of heap. Bounds memory: the source waits while the flush runs."),
-            ConfigKey.optional(FLUSH_INTERVAL_MS, LONG, "1000", "Flush when the oldest buffered event has waited this long."),
-            ConfigKey.optional(COPY_DELIMITER, CHARACTER, ",", "COPY CSV field delimiter (one ASCII character)."),
-            ConfigKey.optional(COPY_QUOTE, CHARACTER, "\"", "COPY CSV quote character (one ASCII character)."),
-            ConfigKey.optional(COPY_ESCAPE, CHARACTER, "\"", "COPY CSV escape character (one ASCII character; may equal the quote)."),
-            ConfigKey.optional(COPY_NULL, STRING, "", "COPY CSV NULL string; the default is an unquoted empty field."),
-            ConfigKey.choice(COPY_NUL_CHARACTER, "fail", List.of("fail", "strip"), "A NUL character (U+0000) cannot be stored in PostgreSQL text: fail names table, key and column; strip removes it."),
-            ConfigKey.optional(OFFSETS_SCHEMA, STRING, "public", "Schema of the offsets table in the target."),
-            ConfigKey.optional(OFFSETS_TABLE, STRING, "pgsink_offsets", "Name of the offsets table in the target; created when missing."),
-            ConfigKey.choice(ERRORS_TOLERANCE, "none", List.of("none", "all"), "What a row the target refuses (value too long, constraint violated, value that cannot be encoded) does: none stops the sink with an error naming table, key, column, position and reason, and applies nothing of the batch; all isolates the row, applies the rest of the batch and sends the row to the dead-letter table (Kafka Connect: the errant-record reporter)."),
-            ConfigKey.optional(ERRORS_DEAD_LETTER_TABLE, STRING, "pgsink_dead_letters", "Dead-letter table (in offsets.schema) for rows skipped under errors.tolerance=all; created when missing. Holds the rows' values, so grant access to it accordingly."));
+    /** Every key of the sink, shared by both adapters, in the order the README lists them: {@link SinkKeys#ALL}. */
+    public static final List<ConfigKey<?>> KEYS = SinkKeys.ALL;
 
-    private static final Map<String, ConfigKey> KEYS_BY_NAME;
+    private static final List<ConfigKey<?>> COPY_FORMAT_KEYS = List.of(SinkKeys.COPY_DELIMITER, SinkKeys.COPY_QUOTE, SinkKeys.COPY_ESCAPE, SinkKeys.COPY_NULL, SinkKeys.COPY_NUL_CHARACTER);
 
-    static {
-        Map<String, ConfigKey> byName = new LinkedHashMap<>();
-        for (ConfigKey key : KEYS) {
-            byName.put(key.name(), key);
-        }
-        KEYS_BY_NAME = byName;
-    }
-
-    private final Map<String, String> values;
+    private final ConfigValues values;
     private final Map<String, String> targetJdbcProperties;
     private final CopyFormat copyFormat;
     private final FlushPolicy flushPolicy;
     private final TableNameFormat tableNameFormat;
+    private final TargetDialect targetDialect;
+    private final UpdateMode updateMode;
+    private final SchemaEvolutionLevel schemaEvolution;
+    private final TablesWithoutKey tablesWithoutKey;
+    private final ErrorsTolerance errorsTolerance;
+    private final Backoff retryBackoff;
 
-    private SinkConfig(Map<String, String> values, Map<String, String> targetJdbcProperties, CopyFormat copyFormat, FlushPolicy flushPolicy, TableNameFormat tableNameFormat)
+    private SinkConfig(ConfigValues values, Map<String, String> targetJdbcProperties, CopyFormat copyFormat)
     {
-        this.values = values;
-        this.targetJdbcProperties = targetJdbcProperties;
-        this.copyFormat = copyFormat;
-        this.flushPolicy = flushPolicy;
-        this.tableNameFormat = tableNameFormat;
+        this.values = requireNonNull(values, "values is null");
+        this.targetJdbcProperties = Collections.unmodifiableMap(new TreeMap<>(targetJdbcProperties));
+        this.copyFormat = requireNonNull(copyFormat, "copyFormat is null");
+        this.flushPolicy = new FlushPolicy(values.get(SinkKeys.FLUSH_MAX_EVENTS), values.get(SinkKeys.BUFFER_MAX_BYTES), values.get(SinkKeys.FLUSH_INTERVAL_MS));
+        this.tableNameFormat = values.get(SinkKeys.TARGET_TABLE_NAME_FORMAT);
+        this.targetDialect = values.get(SinkKeys.TARGET_DIALECT);
+        this.updateMode = values.get(SinkKeys.TARGET_UPDATE_MODE);
+        this.schemaEvolution = values.get(SinkKeys.SCHEMA_EVOLUTION);
+        this.tablesWithoutKey = values.get(SinkKeys.TABLES_WITHOUT_KEY);
+        this.errorsTolerance = values.get(SinkKeys.ERRORS_TOLERANCE);
+        this.retryBackoff = Backoff.upTo(values.get(SinkKeys.RETRY_BACKOFF_MAX_MS));
     }
 
     /**
@@ -109,154 +91,121 @@ public final class SinkConfig
      */
     public static SinkConfig parse(Map<String, String> properties)
     {
-        List<String> problems = new ArrayList<>();
-        SinkConfig config = parse(properties, problems);
-        if (!problems.isEmpty()) {
-            throw new SinkException(ErrorCode.CONFIG, "Invalid pgsink configuration (" + problems.size() + (problems.size() == 1 ? " problem" : " problems") + "):\n  " + String.join("\n  ", problems));
-        }
-        return config;
+        List<ConfigProblem> problems = new ArrayList<>();
+        return ConfigProblem.valueOrThrow(validate(properties, problems), problems, "Invalid pgsink configuration", message -> new SinkException(ErrorCode.CONFIG, message));
     }
 
     /**
-     * Every problem of {@code properties}, each as {@code Invalid value <v> for configuration <key>:
-     * <reason>} (or a missing/unknown key), for adapters that validate more keys of their own and
-     * report all problems at once. Empty when {@link #parse(Map)} would succeed.
+     * Every problem of {@code properties} (a missing, invalid or unknown key, values that do not
+     * go together), for adapters that validate more keys of their own and report all problems at
+     * once. Empty when {@link #parse(Map)} would succeed.
      */
-    public static List<String> problems(Map<String, String> properties)
+    public static List<ConfigProblem> problems(Map<String, String> properties)
     {
-        List<String> problems = new ArrayList<>();
-        parse(properties, problems);
+        List<ConfigProblem> problems = new ArrayList<>();
+        validate(properties, problems);
         return problems;
     }
 
-    @org.jetbrains.annotations.Nullable
-    private static SinkConfig parse(Map<String, String> properties, List<String> problems)
+    /**
+     * The configuration {@code properties} describe, or empty after adding every problem to
+     * {@code problems}: one validation for adapters that need both the configuration and the
+     * problems of their own keys.
+     */
+    public static Optional<SinkConfig> validate(Map<String, String> properties, List<ConfigProblem> problems)
     {
         requireNonNull(properties, "properties is null");
-        Map<String, String> values = new TreeMap<>();
+        requireNonNull(problems, "problems is null");
+        int problemsBefore = problems.size();
         Map<String, String> jdbc = new TreeMap<>();
         for (Map.Entry<String, String> entry : new TreeMap<>(properties).entrySet()) {
             String name = entry.getKey();
             if (name.startsWith(TARGET_JDBC_PREFIX) && name.length() > TARGET_JDBC_PREFIX.length()) {
                 jdbc.put(name.substring(TARGET_JDBC_PREFIX.length()), entry.getValue());
             }
-            else if (!KEYS_BY_NAME.containsKey(name)) {
-                problems.add("Unknown configuration " + name + ": not a pgsink setting (known: " + String.join(", ", KEYS_BY_NAME.keySet()) + ", " + TARGET_JDBC_PREFIX + "*)");
+            else if (!isSinkKey(name)) {
+                problems.add(ConfigProblem.unknown(name, "not a pgsink setting (known: " + String.join(", ", ConfigKey.names(KEYS)) + ", " + TARGET_JDBC_PREFIX + "*)"));
             }
         }
-        for (ConfigKey key : KEYS) {
-            String value = properties.get(key.name());
-            if (value == null) {
-                if (key.defaultValue().isEmpty()) {
-                    problems.add("Missing required configuration " + key.name() + ": " + key.documentation());
-                    continue;
-                }
-                value = key.defaultValue().get();
-            }
-            String problem = check(key, value);
-            if (problem != null) {
-                problems.add("Invalid value " + (key.secret() ? "<masked>" : quoted(value)) + " for configuration " + key.name() + ": " + problem);
-                continue;
-            }
-            values.put(key.name(), value);
-        }
+        ConfigValues values = ConfigValues.read(KEYS, properties);
+        problems.addAll(values.problems());
 
-        CopyFormat copyFormat = null;
-        FlushPolicy flushPolicy = null;
-        TableNameFormat tableNameFormat = null;
-        if (problems.isEmpty()) {
-            char delimiter = values.get(COPY_DELIMITER).charAt(0);
-            char quote = values.get(COPY_QUOTE).charAt(0);
-            char escape = values.get(COPY_ESCAPE).charAt(0);
-            String nullString = values.get(COPY_NULL);
-            List<String> formatProblems = CopyFormat.problems(delimiter, quote, escape, nullString);
-            for (String problem : formatProblems) {
-                problems.add("Invalid COPY format from " + COPY_DELIMITER + "=" + quoted(values.get(COPY_DELIMITER)) + ", " + COPY_QUOTE + "=" + quoted(values.get(COPY_QUOTE))
-                        + ", " + COPY_ESCAPE + "=" + quoted(values.get(COPY_ESCAPE)) + ", " + COPY_NULL + "=" + quoted(nullString) + ": " + problem);
-            }
-            if (formatProblems.isEmpty()) {
-                copyFormat = new CopyFormat(delimiter, quote, escape, nullString, NulCharacterHandling.valueOf(values.get(COPY_NUL_CHARACTER).toUpperCase(Locale.ROOT)));
-            }
-            flushPolicy = new FlushPolicy(Long.parseLong(values.get(FLUSH_MAX_EVENTS)), Long.parseLong(values.get(BUFFER_MAX_BYTES)), Long.parseLong(values.get(FLUSH_INTERVAL_MS)));
-            try {
-                tableNameFormat = TableNameFormat.parse(values.get(TARGET_TABLE_NAME_FORMAT));
-            }
-            catch (IllegalArgumentException e) {
-                problems.add("Invalid value " + quoted(values.get(TARGET_TABLE_NAME_FORMAT)) + " for configuration " + TARGET_TABLE_NAME_FORMAT + ": " + e.getMessage());
-            }
-            if (!values.get(TARGET_URL).startsWith("jdbc:postgresql:")) {
-                problems.add("Invalid value " + quoted(values.get(TARGET_URL)) + " for configuration " + TARGET_URL + ": must be a pgjdbc URL starting with jdbc:postgresql:");
-            }
+        Optional<CopyFormat> copyFormat = copyFormat(values, problems);
+        if (problems.size() > problemsBefore) {
+            return Optional.empty();
         }
-        if (!problems.isEmpty()) {
-            return null;
-        }
-        return new SinkConfig(values, jdbc, copyFormat, flushPolicy, tableNameFormat);
+        return Optional.of(new SinkConfig(values, jdbc, copyFormat.orElseThrow()));
     }
 
-    private static String check(ConfigKey key, String value)
+    /** The COPY format from its keys, when each is valid and they go together. */
+    private static Optional<CopyFormat> copyFormat(ConfigValues values, List<ConfigProblem> problems)
     {
-        switch (key.type()) {
-            case STRING, PASSWORD -> {
-                return key.defaultValue().isEmpty() && value.isBlank() ? "must not be empty" : null;
-            }
-            case LONG -> {
-                try {
-                    long parsed = Long.parseLong(value.trim());
-                    if (parsed < (key.name().endsWith(".ms") ? 0 : 1)) {
-                        return "must be " + (key.name().endsWith(".ms") ? "zero or more" : "at least 1");
-                    }
-                    return null;
-                }
-                catch (NumberFormatException e) {
-                    return "not a whole number";
-                }
-            }
-            case CHARACTER -> {
-                return value.length() == 1 ? null : "must be exactly one character";
-            }
-            case ENUM -> {
-                return key.allowedValues().contains(value) ? null : "must be one of " + String.join(", ", key.allowedValues());
+        for (ConfigKey<?> key : COPY_FORMAT_KEYS) {
+            if (!values.isValid(key)) {
+                return Optional.empty();
             }
         }
-        throw new IllegalStateException("unknown type " + key.type());
+        char delimiter = values.get(SinkKeys.COPY_DELIMITER);
+        char quote = values.get(SinkKeys.COPY_QUOTE);
+        char escape = values.get(SinkKeys.COPY_ESCAPE);
+        String nullString = values.get(SinkKeys.COPY_NULL);
+        List<String> formatProblems = CopyFormat.problems(delimiter, quote, escape, nullString);
+        if (formatProblems.isEmpty()) {
+            return Optional.of(new CopyFormat(delimiter, quote, escape, nullString, values.get(SinkKeys.COPY_NUL_CHARACTER)));
+        }
+        Map<String, String> shown = new LinkedHashMap<>();
+        for (ConfigKey<?> key : List.of(SinkKeys.COPY_DELIMITER, SinkKeys.COPY_QUOTE, SinkKeys.COPY_ESCAPE, SinkKeys.COPY_NULL)) {
+            shown.put(key.name(), key.shown(values.text(key)));
+        }
+        for (String problem : formatProblems) {
+            problems.add(ConfigProblem.combination("COPY format", shown, problem));
+        }
+        return Optional.empty();
     }
 
-    private static String quoted(String value)
+    /** Whether {@code name} is one of {@link #KEYS}. */
+    public static boolean isSinkKey(String name)
     {
-        return "'" + value + "'";
+        return ConfigKey.names(KEYS).contains(name);
     }
 
     public String sinkName()
     {
-        return values.get(SINK_NAME);
+        return values.get(SinkKeys.SINK_NAME);
     }
 
     public String targetUrl()
     {
-        return values.get(TARGET_URL);
+        return values.get(SinkKeys.TARGET_URL);
     }
 
     public Optional<String> targetUser()
     {
-        return nonEmpty(values.get(TARGET_USER));
+        return nonEmpty(values.get(SinkKeys.TARGET_USER));
     }
 
     public Optional<String> targetPassword()
     {
-        return nonEmpty(values.get(TARGET_PASSWORD));
+        return nonEmpty(values.get(SinkKeys.TARGET_PASSWORD));
     }
 
-    /** {@code auto}, {@code postgresql} or {@code greenplum}. */
-    public String targetDialect()
+    public TargetDialect targetDialect()
     {
-        return values.get(TARGET_DIALECT);
+        return targetDialect;
+    }
+
+    public UpdateMode updateMode()
+    {
+        return updateMode;
     }
 
     /** Whether flushes may MERGE changes into existing rows where the target allows it ({@value #TARGET_UPDATE_MODE}). */
     public boolean mergesUpdates()
     {
-        return values.get(TARGET_UPDATE_MODE).equals("auto");
+        return switch (updateMode) {
+            case AUTO -> true;
+            case DELETE_INSERT -> false;
+        };
     }
 
     /** Extra pgjdbc connection properties from {@value #TARGET_JDBC_PREFIX}* keys, prefix removed. */
@@ -270,15 +219,32 @@ public final class SinkConfig
         return tableNameFormat;
     }
 
+    public SchemaEvolutionLevel schemaEvolution()
+    {
+        return schemaEvolution;
+    }
+
     /** {@code schema.evolution=add-columns}. */
     public boolean evolvesSchema()
     {
-        return values.get(SCHEMA_EVOLUTION).equals("add-columns");
+        return switch (schemaEvolution) {
+            case NONE -> false;
+            case ADD_COLUMNS -> true;
+        };
     }
 
+    public TablesWithoutKey tablesWithoutKey()
+    {
+        return tablesWithoutKey;
+    }
+
+    /** {@code tables.without.key=append-only}. */
     public boolean appendOnlyWithoutKey()
     {
-        return values.get(TABLES_WITHOUT_KEY).equals("append-only");
+        return switch (tablesWithoutKey) {
+            case FAIL -> false;
+            case APPEND_ONLY -> true;
+        };
     }
 
     public FlushPolicy flushPolicy()
@@ -293,35 +259,46 @@ public final class SinkConfig
 
     public String offsetsSchema()
     {
-        return values.get(OFFSETS_SCHEMA);
+        return values.get(SinkKeys.OFFSETS_SCHEMA);
     }
 
     public String offsetsTable()
     {
-        return values.get(OFFSETS_TABLE);
+        return values.get(SinkKeys.OFFSETS_TABLE);
+    }
+
+    public ErrorsTolerance errorsTolerance()
+    {
+        return errorsTolerance;
     }
 
     /** Whether rows the target refuses are skipped (and sent to the dead-letter destination) rather than stopping the sink. */
     public boolean toleratesRejectedRows()
     {
-        return values.get(ERRORS_TOLERANCE).equals("all");
+        return switch (errorsTolerance) {
+            case NONE -> false;
+            case ALL -> true;
+        };
     }
 
     public String deadLetterTable()
     {
-        return values.get(ERRORS_DEAD_LETTER_TABLE);
+        return values.get(SinkKeys.ERRORS_DEAD_LETTER_TABLE);
+    }
+
+    /** How long to wait between attempts while the target is unreachable ({@value #RETRY_BACKOFF_MAX_MS}). */
+    public Backoff retryBackoff()
+    {
+        return retryBackoff;
     }
 
     /** The effective configuration, secrets masked, for logging once at start. */
     public Map<String, String> describe()
     {
-        Map<String, String> described = new TreeMap<>();
-        for (ConfigKey key : KEYS) {
-            described.put(key.name(), key.secret() ? "<masked>" : quoted(values.get(key.name())));
-        }
+        Map<String, String> described = new TreeMap<>(values.describe());
         for (Map.Entry<String, String> entry : targetJdbcProperties.entrySet()) {
             boolean secret = entry.getKey().toLowerCase(Locale.ROOT).contains("password");
-            described.put(TARGET_JDBC_PREFIX + entry.getKey(), secret ? "<masked>" : quoted(entry.getValue()));
+            described.put(TARGET_JDBC_PREFIX + entry.getKey(), secret ? ConfigProblem.MASKED : ConfigProblem.quoted(entry.getValue()));
         }
         return described;
     }

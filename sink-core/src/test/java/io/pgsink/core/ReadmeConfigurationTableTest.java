@@ -14,7 +14,7 @@ class ReadmeConfigurationTableTest
     static String table()
     {
         StringBuilder table = new StringBuilder();
-        for (ConfigKey key : SinkConfig.KEYS) {
+        for (ConfigKey<?> key : SinkConfig.KEYS) {
             String defaultValue = key.defaultValue().map(value -> value.isEmpty() ? "(empty)" : "`" + value + "`").orElse("(required)");
             table.append("| `").append(key.name()).append("` | ").append(defaultValue).append(" | ").append(key.documentation().replace("|", "\\|")).append(" |\n");
         }

@@ -3,7 +3,10 @@ package io.pgsink.core;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -17,7 +20,7 @@ class SinkConfigTest
         assertThat(config.sinkName()).isEqualTo("pgsink");
         assertThat(config.targetUser()).isEmpty();
         assertThat(config.targetPassword()).isEmpty();
-        assertThat(config.targetDialect()).isEqualTo("auto");
+        assertThat(config.targetDialect()).isEqualTo(TargetDialect.AUTO);
         assertThat(config.flushPolicy()).isEqualTo(new FlushPolicy(10_000, 64L * 1024 * 1024, 1000));
         assertThat(config.copyFormat()).isEqualTo(CopyFormat.DEFAULT);
         assertThat(config.offsetsSchema()).isEqualTo("public");
@@ -27,6 +30,52 @@ class SinkConfigTest
         assertThat(config.toleratesRejectedRows()).isFalse();
         assertThat(config.deadLetterTable()).isEqualTo("pgsink_dead_letters");
         assertThat(config.tableNameFormat().targetOf(TableId.of("a", "b"))).isEqualTo(TableId.of("a", "b"));
+        assertThat(config.updateMode()).isEqualTo(UpdateMode.AUTO);
+        assertThat(config.mergesUpdates()).isTrue();
+        assertThat(config.schemaEvolution()).isEqualTo(SchemaEvolutionLevel.NONE);
+        assertThat(config.evolvesSchema()).isFalse();
+        assertThat(config.tablesWithoutKey()).isEqualTo(TablesWithoutKey.FAIL);
+        assertThat(config.errorsTolerance()).isEqualTo(ErrorsTolerance.NONE);
+        assertThat(config.retryBackoff()).isEqualTo(new Backoff(500, 30_000));
+    }
+
+    /** Every key, its type and its default, in the README's order: a key added, dropped or changed is a decision. */
+    @Test
+    void keyTable()
+    {
+        Map<String, String> table = new LinkedHashMap<>();
+        for (ConfigKey<?> key : SinkConfig.KEYS) {
+            table.put(key.name(), key.type().kind() + (key.secret() ? " secret" : "") + " " + key.defaultValue().map(value -> "'" + value + "'").orElse("(required)"));
+        }
+        assertThat(table).containsExactly(
+                Map.entry("sink.name", "STRING 'pgsink'"),
+                Map.entry("target.url", "STRING (required)"),
+                Map.entry("target.user", "STRING ''"),
+                Map.entry("target.password", "STRING secret ''"),
+                Map.entry("target.dialect", "CHOICE 'auto'"),
+                Map.entry("target.update.mode", "CHOICE 'auto'"),
+                Map.entry("target.table.name.format", "STRING '${schema}.${table}'"),
+                Map.entry("schema.evolution", "CHOICE 'none'"),
+                Map.entry("tables.without.key", "CHOICE 'fail'"),
+                Map.entry("flush.max.events", "LONG '10000'"),
+                Map.entry("buffer.max.bytes", "LONG '67108864'"),
+                Map.entry("flush.interval.ms", "LONG '1000'"),
+                Map.entry("copy.delimiter", "CHARACTER ','"),
+                Map.entry("copy.quote", "CHARACTER '\"'"),
+                Map.entry("copy.escape", "CHARACTER '\"'"),
+                Map.entry("copy.null", "STRING ''"),
+                Map.entry("copy.nul.character", "CHOICE 'fail'"),
+                Map.entry("offsets.schema", "STRING 'public'"),
+                Map.entry("offsets.table", "STRING 'pgsink_offsets'"),
+                Map.entry("errors.tolerance", "CHOICE 'none'"),
+                Map.entry("errors.deadletter.table", "STRING 'pgsink_dead_letters'"),
+                Map.entry("retry.backoff.max.ms", "LONG '30000'"));
+        assertThat(SinkKeys.TARGET_DIALECT.type().choices()).containsExactly("auto", "postgresql", "greenplum");
+        assertThat(SinkKeys.TARGET_UPDATE_MODE.type().choices()).containsExactly("auto", "delete-insert");
+        assertThat(SinkKeys.SCHEMA_EVOLUTION.type().choices()).containsExactly("none", "add-columns");
+        assertThat(SinkKeys.TABLES_WITHOUT_KEY.type().choices()).containsExactly("fail", "append-only");
+        assertThat(SinkKeys.COPY_NUL_CHARACTER.type().choices()).containsExactly("fail", "strip");
+        assertThat(SinkKeys.ERRORS_TOLERANCE.type().choices()).containsExactly("none", "all");
     }
 
     @Test
@@ -53,12 +102,15 @@ class SinkConfigTest
         properties.put("target.jdbc.sslmode", "verify-full");
         properties.put("errors.tolerance", "all");
         properties.put("errors.deadletter.table", "rejects");
+        properties.put("target.update.mode", "delete-insert");
+        properties.put("schema.evolution", "add-columns");
+        properties.put("retry.backoff.max.ms", "2000");
         SinkConfig config = SinkConfig.parse(properties);
         assertThat(config.sinkName()).isEqualTo("orders-sink");
         assertThat(config.targetUrl()).isEqualTo("jdbc:postgresql://db/x");
         assertThat(config.targetUser()).contains("writer");
         assertThat(config.targetPassword()).contains("s3cret");
-        assertThat(config.targetDialect()).isEqualTo("greenplum");
+        assertThat(config.targetDialect()).isEqualTo(TargetDialect.GREENPLUM);
         assertThat(config.tableNameFormat().targetOf(TableId.of("shop", "orders"))).isEqualTo(TableId.of("dw", "shop_orders"));
         assertThat(config.appendOnlyWithoutKey()).isTrue();
         assertThat(config.flushPolicy()).isEqualTo(new FlushPolicy(500, 1024, 0));
@@ -68,6 +120,13 @@ class SinkConfigTest
         assertThat(config.targetJdbcProperties()).containsExactly(Map.entry("sslmode", "verify-full"));
         assertThat(config.toleratesRejectedRows()).isTrue();
         assertThat(config.deadLetterTable()).isEqualTo("rejects");
+        assertThat(config.updateMode()).isEqualTo(UpdateMode.DELETE_INSERT);
+        assertThat(config.mergesUpdates()).isFalse();
+        assertThat(config.schemaEvolution()).isEqualTo(SchemaEvolutionLevel.ADD_COLUMNS);
+        assertThat(config.evolvesSchema()).isTrue();
+        assertThat(config.tablesWithoutKey()).isEqualTo(TablesWithoutKey.APPEND_ONLY);
+        assertThat(config.errorsTolerance()).isEqualTo(ErrorsTolerance.ALL);
+        assertThat(config.retryBackoff()).isEqualTo(new Backoff(500, 2000));
         assertThat(config.describe()).containsEntry("target.password", "<masked>").containsEntry("sink.name", "'orders-sink'");
         assertThat(config.toString()).doesNotContain("s3cret");
     }
@@ -87,7 +146,9 @@ class SinkConfigTest
                 .isInstanceOf(SinkException.class)
                 .extracting(e -> ((SinkException) e).errorCode()).isEqualTo(ErrorCode.CONFIG);
         assertThatThrownBy(() -> SinkConfig.parse(properties))
-                .hasMessageContaining("6 problems")
+                // the table name format is checked with the other keys, not only once they are all valid
+                .hasMessageContaining("7 problems")
+                .hasMessageContaining("Invalid value '${schema}.${nope}' for configuration target.table.name.format: unknown placeholder ${nope}")
                 .hasMessageContaining("Missing required configuration target.url")
                 .hasMessageContaining("Invalid value 'many' for configuration flush.max.events: not a whole number")
                 .hasMessageContaining("Invalid value '-1' for configuration flush.interval.ms: must be zero or more")
@@ -101,8 +162,8 @@ class SinkConfigTest
     void problemsListsWhatParseWouldReport()
     {
         assertThat(SinkConfig.problems(Map.of("target.url", "jdbc:postgresql://h/d"))).isEmpty();
-        assertThat(SinkConfig.problems(Map.of("flush.max.events", "0", "bogus", "x"))).containsExactly(
-                "Unknown configuration bogus: not a pgsink setting (known: " + String.join(", ", SinkConfig.KEYS.stream().map(ConfigKey::name).toList()) + ", target.jdbc.*)",
+        assertThat(SinkConfig.problems(Map.of("flush.max.events", "0", "bogus", "x"))).extracting(ConfigProblem::message).containsExactly(
+                "Unknown configuration bogus: not a pgsink setting (known: " + String.join(", ", SinkConfig.KEYS.stream().map(key -> key.name()).toList()) + ", target.jdbc.*)",
                 "Missing required configuration target.url: JDBC URL of the target PostgreSQL or Greenplum database, e.g. jdbc:postgresql://host:5432/db.",
                 "Invalid value '0' for configuration flush.max.events: must be at least 1");
     }
@@ -117,6 +178,34 @@ class SinkConfigTest
                 .hasMessageContaining("the NULL string must not contain the delimiter ','");
         assertThatThrownBy(() -> SinkConfig.parse(Map.of("target.url", "jdbc:mysql://h/d")))
                 .hasMessageContaining("Invalid value 'jdbc:mysql://h/d' for configuration target.url: must be a pgjdbc URL");
+    }
+
+    @Test
+    void problemsAreStructured()
+    {
+        assertThat(SinkConfig.problems(Map.of("target.url", "jdbc:postgresql://h/d", "target.password", "s3cret", "copy.quote", "|", "copy.delimiter", "|", "retry.backoff.max.ms", "0")))
+                .containsExactly(
+                        new ConfigProblem(ConfigProblem.Kind.INVALID, "retry.backoff.max.ms", Optional.of("'0'"), "must be at least 1"),
+                        new ConfigProblem(ConfigProblem.Kind.COMBINATION, "copy.delimiter", Optional.of("COPY format from copy.delimiter='|', copy.quote='|', copy.escape='\"', copy.null=''"),
+                                "delimiter and quote must differ, both are '|'"));
+        assertThat(SinkConfig.problems(Map.of("target.url", "", "target.pasword", "s3cret"))).containsExactly(
+                new ConfigProblem(ConfigProblem.Kind.UNKNOWN, "target.pasword", Optional.empty(),
+                        "not a pgsink setting (known: " + String.join(", ", SinkConfig.KEYS.stream().map(key -> key.name()).toList()) + ", target.jdbc.*)"),
+                new ConfigProblem(ConfigProblem.Kind.INVALID, "target.url", Optional.of("''"), "must not be empty"));
+        // a secret's value is never kept, not even in the problem
+        ConfigKey<Long> secret = ConfigKey.required("test.secret", ConfigType.LONG, "A secret number.").asSecret();
+        assertThat(secret.check("s3cret")).contains(new ConfigProblem(ConfigProblem.Kind.INVALID, "test.secret", Optional.of("<masked>"), "not a whole number"));
+        assertThat(ConfigValues.read(List.of(secret), Map.of("test.secret", "x")).problems()).extracting(ConfigProblem::message)
+                .containsExactly("Invalid value <masked> for configuration test.secret: not a whole number");
+        assertThat(ConfigValues.read(List.of(secret), Map.of()).problems()).extracting(ConfigProblem::message)
+                .containsExactly("Missing required configuration test.secret: A secret number.");
+    }
+
+    @Test
+    void topicRoutingIsForKafkaConnectOnly()
+    {
+        assertThat(SinkConfig.problems(Map.of("target.url", "jdbc:postgresql://h/d", "target.table.name.format", "raw.${topic}"))).extracting(ConfigProblem::message).containsExactly(
+                "Invalid value 'raw.${topic}' for configuration target.table.name.format: ${topic} is the Kafka topic of a record, which only the Kafka Connect sink reads; route by ${schema} and ${table}");
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.pgsink.merge;
 
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
+import io.pgsink.core.TargetDialect;
 
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -72,17 +73,16 @@ public final class Dialect
         return POSTGRESQL;
     }
 
-    /** {@code auto}, {@code postgresql} or {@code greenplum}, as in {@code target.dialect}. */
-    public static Dialect forSetting(String setting, String version)
+    /** The dialect {@code target.dialect} asks for, {@link #fromVersion detected} for {@link TargetDialect#AUTO}. */
+    public static Dialect forSetting(TargetDialect setting, String version)
     {
         return switch (setting) {
-            case "auto" -> fromVersion(version);
-            case "postgresql" -> POSTGRESQL;
-            case "greenplum" -> {
+            case AUTO -> fromVersion(version);
+            case POSTGRESQL -> POSTGRESQL;
+            case GREENPLUM -> {
                 checkGreenplumVersion(version);
                 yield GREENPLUM;
             }
-            default -> throw new SinkException(ErrorCode.CONFIG, "Invalid value '" + setting + "' for configuration target.dialect: must be one of auto, postgresql, greenplum");
         };
     }
 

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
 import com.zaxxer.hikari.pool.HikariPool.PoolInitializationException;
+import io.pgsink.core.TargetDialect;
 import org.jetbrains.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,7 +62,7 @@ final class TargetSession
 
     private final String sinkName;
     private final TargetConnector connector;
-    private final String dialectSetting;
+    private final TargetDialect dialectSetting;
     private final Setup setup;
     private final Optional<MetricsTrackerFactory> poolMetrics;
     @Nullable
@@ -69,7 +70,7 @@ final class TargetSession
     private Dialect dialect = Dialect.POSTGRESQL;
     private int serverMajorVersion;
 
-    TargetSession(String sinkName, TargetConnector connector, String dialectSetting, Setup setup, Optional<MetricsTrackerFactory> poolMetrics)
+    TargetSession(String sinkName, TargetConnector connector, TargetDialect dialectSetting, Setup setup, Optional<MetricsTrackerFactory> poolMetrics)
     {
         this.sinkName = requireNonNull(sinkName, "sinkName is null");
         this.connector = requireNonNull(connector, "connector is null");

@@ -6,6 +6,7 @@ import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
+import io.pgsink.core.TargetDialect;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -41,21 +42,21 @@ class DialectSqlTest
         assertThat(Dialect.fromVersion("PostgreSQL 9.4.26 (Greenplum Database 6.26.0 build commit:abc) on x86_64-unknown-linux-gnu")).isSameAs(Dialect.GREENPLUM);
         assertThat(Dialect.fromVersion("PostgreSQL 12.12 (Greenplum Database 7.1.0 build commit:def) on x86_64-pc-linux-gnu")).isSameAs(Dialect.GREENPLUM);
         assertThat(Dialect.fromVersion("PostgreSQL 14.4 (Apache Cloudberry 2.0.0-incubating build 1) on x86_64-pc-linux-gnu")).isSameAs(Dialect.GREENPLUM);
-        assertThat(Dialect.forSetting("postgresql", "Greenplum Database 6")).isSameAs(Dialect.POSTGRESQL);
+        assertThat(Dialect.forSetting(TargetDialect.POSTGRESQL, "Greenplum Database 6")).isSameAs(Dialect.POSTGRESQL);
         for (String version : List.of(GREENPLUM_6, GREENPLUM_7, CLOUDBERRY_1, CLOUDBERRY_2)) {
             assertThat(Dialect.fromVersion(version)).as(version).isSameAs(Dialect.GREENPLUM);
-            assertThat(Dialect.forSetting("auto", version)).as(version).isSameAs(Dialect.GREENPLUM);
-            assertThat(Dialect.forSetting("greenplum", version)).as(version).isSameAs(Dialect.GREENPLUM);
+            assertThat(Dialect.forSetting(TargetDialect.AUTO, version)).as(version).isSameAs(Dialect.GREENPLUM);
+            assertThat(Dialect.forSetting(TargetDialect.GREENPLUM, version)).as(version).isSameAs(Dialect.GREENPLUM);
         }
         // a forced Greenplum dialect on a server that does not say what it is
-        assertThat(Dialect.forSetting("greenplum", "PostgreSQL 15.20")).isSameAs(Dialect.GREENPLUM);
+        assertThat(Dialect.forSetting(TargetDialect.GREENPLUM, "PostgreSQL 15.20")).isSameAs(Dialect.GREENPLUM);
     }
 
     @Test
     void refusesGreenplumOlderThanSix()
     {
         String greenplum5 = "PostgreSQL 8.3.23 (Greenplum Database 5.29.10 build commit:a1b2c3) on x86_64-pc-linux-gnu, compiled by GCC gcc (GCC) 6.4.0, 64-bit compiled on Nov 2 2022";
-        for (String setting : List.of("auto", "greenplum")) {
+        for (TargetDialect setting : List.of(TargetDialect.AUTO, TargetDialect.GREENPLUM)) {
             assertThatThrownBy(() -> Dialect.forSetting(setting, greenplum5))
                     .isInstanceOf(SinkException.class)
                     .hasMessageStartingWith("The target is Greenplum 5 (version() says 'PostgreSQL 8.3.23 (Greenplum Database 5.29.10")

@@ -1,5 +1,6 @@
 package io.pgsink.connector.kafka;
 
+import io.pgsink.core.ConfigProblem;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
 import io.pgsink.merge.MergeApplier;
@@ -115,8 +116,10 @@ public final class PgsinkSinkConnector
     }
 
     /**
-     * Connect's per-key checks, and then pgsink's whole-configuration ones, each problem attached
-     * to its key (a key no one knows gets an entry of its own).
+     * Connect's per-key checks (the {@link #config() ConfigDef}, built from pgsink's key tables),
+     * then pgsink's whole-configuration ones (unknown keys, values that do not go together), each
+     * problem attached to its key (a key no one knows gets an entry of its own); one problem per
+     * key, the first found.
      */
     @Override
     public Config validate(Map<String, String> properties)
@@ -125,7 +128,7 @@ public final class PgsinkSinkConnector
         for (ConfigValue value : config().validate(properties)) {
             values.put(value.name(), value);
         }
-        for (KafkaSinkConfig.Problem problem : KafkaSinkConfig.problems(properties)) {
+        for (ConfigProblem problem : KafkaSinkConfig.problems(properties)) {
             ConfigValue value = values.computeIfAbsent(problem.key(), key -> new ConfigValue(key, properties.get(key), List.of(), new ArrayList<>()));
             if (value.errorMessages().isEmpty()) {
                 value.addErrorMessage(problem.message());

@@ -71,7 +71,6 @@ public final class PgsinkSinkTask
         extends SinkTask
 {
     private static final Logger log = LoggerFactory.getLogger(PgsinkSinkTask.class);
-    private static final long INITIAL_BACKOFF_MILLIS = 500;
 
     private final Map<TopicPartition, PartitionState> partitions = new HashMap<>();
     private final Map<String, PartitionState> partitionsByName = new HashMap<>();
@@ -342,7 +341,7 @@ public final class PgsinkSinkTask
     private RuntimeException failure(SinkException e)
     {
         if (e.isTransient()) {
-            long delay = Math.min(INITIAL_BACKOFF_MILLIS << Math.min(failedAttempts, 20), config.retryBackoffMaxMillis());
+            long delay = config.sink().retryBackoff().delayMillis(failedAttempts);
             failedAttempts++;
             context.timeout(delay);
             return new RetriableException(name + " - " + e.getMessage() + " (attempt " + failedAttempts + ", retrying in " + delay + " ms)", e);

@@ -9,6 +9,7 @@ import io.pgsink.core.Operation;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.core.TableId;
+import io.pgsink.core.TableNameFormat;
 import io.pgsink.core.TableSchema;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
@@ -26,7 +27,7 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Maps the records a Kafka Connect sink task receives to {@link ChangeEvent}s of their target
- * tables ({@link TopicTableNameFormat}):
+ * tables ({@link TableNameFormat}):
  * <ul>
  * <li><b>Debezium envelopes</b> ({@code before}, {@code after}, {@code op}, {@code source}; op
  *     {@code t} truncates) and Debezium's heartbeats, transaction and schema-change records: by the
@@ -55,7 +56,7 @@ final class SinkRecordMapper
     private static final int MAX_CACHED_SCHEMAS = 10_000;
 
     private final DebeziumRecordMapper envelopes;
-    private final TopicTableNameFormat routing;
+    private final TableNameFormat routing;
     private final boolean deleteOnTombstone;
     private final UnavailablePlaceholder placeholder;
     private final String metadataPrefix;

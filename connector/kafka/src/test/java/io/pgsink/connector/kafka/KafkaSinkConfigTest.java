@@ -9,7 +9,9 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.ConfigValue;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -63,7 +65,7 @@ class KafkaSinkConfigTest
         assertThat(config.deleteOnTombstone()).isTrue();
         assertThat(config.metadataPrefix()).isEqualTo("__");
         assertThat(config.placeholder().text()).isEqualTo("__debezium_unavailable_value");
-        assertThat(config.retryBackoffMaxMillis()).isEqualTo(30_000);
+        assertThat(config.sink().retryBackoff().maxMillis()).isEqualTo(30_000);
         assertThat(config.routing().route("shop.public.orders", null)).isEqualTo(TableId.of("dw", "shop_public_orders"));
         // the core sink gets events routed already
         assertThat(config.sink().tableNameFormat().targetOf(TableId.of("dw", "x"))).isEqualTo(TableId.of("dw", "x"));
@@ -112,11 +114,11 @@ class KafkaSinkConfigTest
     void configDefDocumentsEveryKey()
     {
         ConfigDef definition = KafkaSinkConfig.CONFIG_DEF;
-        for (ConfigKey key : SinkConfig.KEYS) {
+        for (ConfigKey<?> key : SinkConfig.KEYS) {
             assertThat(definition.configKeys()).containsKey(key.name());
             assertThat(definition.configKeys().get(key.name()).documentation).isNotBlank();
         }
-        for (ConfigKey key : KafkaSinkConfig.KEYS) {
+        for (ConfigKey<?> key : KafkaSinkConfig.KEYS) {
             assertThat(definition.configKeys()).containsKey(key.name());
         }
         assertThat(definition.configKeys()).hasSize(SinkConfig.KEYS.size() + KafkaSinkConfig.KEYS.size());
@@ -129,6 +131,19 @@ class KafkaSinkConfigTest
         assertThat(definition.configKeys().get("target.table.name.format").documentation).contains("${topic}");
     }
 
+    /** What {@link PgsinkSinkConnector#validate} says, by key, for the keys it finds wrong. */
+    private static Map<String, List<String>> validationErrors(Map<String, String> properties)
+    {
+        Config result = new PgsinkSinkConnector().validate(properties);
+        Map<String, List<String>> errors = new HashMap<>();
+        for (ConfigValue value : result.configValues()) {
+            if (!value.errorMessages().isEmpty()) {
+                errors.put(value.name(), value.errorMessages());
+            }
+        }
+        return errors;
+    }
+
     @Test
     void validateAttachesProblemsToTheirKeys()
     {
@@ -137,13 +152,7 @@ class KafkaSinkConfigTest
         properties.put("target.table.name.format", "${db}");
         properties.put("buffer.max.bytes", "lots");
         properties.put("copy.quote", "''");
-        Config result = new PgsinkSinkConnector().validate(properties);
-        Map<String, List<String>> errors = new HashMap<>();
-        for (ConfigValue value : result.configValues()) {
-            if (!value.errorMessages().isEmpty()) {
-                errors.put(value.name(), value.errorMessages());
-            }
-        }
+        Map<String, List<String>> errors = validationErrors(properties);
         assertThat(errors).containsOnlyKeys("flush.max.event", "target.table.name.format", "buffer.max.bytes", "copy.quote");
         assertThat(errors.get("flush.max.event")).singleElement().asString().startsWith("Unknown configuration flush.max.event");
         assertThat(errors.get("target.table.name.format")).singleElement().asString().startsWith("Invalid value '${db}' for configuration target.table.name.format: unknown placeholder ${db}");
@@ -153,6 +162,59 @@ class KafkaSinkConfigTest
         assertThat(errors.get("copy.quote")).singleElement().asString().isEqualTo("Invalid value '''' for configuration copy.quote: must be exactly one character");
 
         assertThat(new PgsinkSinkConnector().validate(connectorConfig()).configValues()).allSatisfy(value -> assertThat(value.errorMessages()).isEmpty());
+    }
+
+    /** The connector's own keys, with type and default, and the shared keys that read differently here. */
+    @Test
+    void keyTable()
+    {
+        Map<String, String> table = new LinkedHashMap<>();
+        for (ConfigKey<?> key : KafkaSinkConfig.KEYS) {
+            table.put(key.name(), key.type().kind() + " " + key.defaultValue().map(value -> "'" + value + "'").orElse("(required)"));
+        }
+        assertThat(table).containsExactly(
+                Map.entry("delete.on.tombstone", "BOOLEAN 'false'"),
+                Map.entry("flattened.metadata.prefix", "STRING '__'"),
+                Map.entry("unavailable.value.placeholder", "STRING '__debezium_unavailable_value'"));
+        List<String> differing = new ArrayList<>();
+        for (int i = 0; i < SinkConfig.KEYS.size(); i++) {
+            if (!KafkaSinkConfig.CONNECT_KEYS.get(i).equals(SinkConfig.KEYS.get(i))) {
+                differing.add(KafkaSinkConfig.CONNECT_KEYS.get(i).name());
+            }
+        }
+        assertThat(differing).containsExactly("sink.name", "target.table.name.format");
+        assertThat(KafkaSinkConfig.CONNECT_KEYS).hasSize(SinkConfig.KEYS.size() + KafkaSinkConfig.KEYS.size());
+    }
+
+    @Test
+    void validateReportsOneProblemPerKey()
+    {
+        Map<String, String> properties = connectorConfig();
+        properties.put("flush.max.events", "abc");
+        properties.put("retry.backoff.max.ms", "0");
+        properties.put("delete.on.tombstone", "yes");
+        Map<String, List<String>> errors = validationErrors(properties);
+        assertThat(errors).containsOnlyKeys("flush.max.events", "retry.backoff.max.ms", "delete.on.tombstone");
+        // Connect cannot parse it and says so; no second "Invalid value null ... must be non-null"
+        assertThat(errors.get("flush.max.events")).containsExactly("Invalid value abc for configuration flush.max.events: Not a number of type LONG");
+        assertThat(errors.get("retry.backoff.max.ms")).containsExactly("Invalid value '0' for configuration retry.backoff.max.ms: must be at least 1");
+        assertThat(errors.get("delete.on.tombstone")).containsExactly("Invalid value 'yes' for configuration delete.on.tombstone: must be one of false, true");
+    }
+
+    @Test
+    void configDefChecksWhatTheParserChecks()
+    {
+        ConfigDef definition = KafkaSinkConfig.CONFIG_DEF;
+        assertThat(definition.configKeys().get("target.dialect").validator).hasToString("[auto, postgresql, greenplum]");
+        assertThat(definition.configKeys().get("copy.nul.character").validator).hasToString("[fail, strip]");
+        assertThat(definition.configKeys().get("delete.on.tombstone").defaultValue).isEqualTo("false");
+        assertThat(definition.configKeys().get("retry.backoff.max.ms").defaultValue).isEqualTo(30_000L);
+        assertThat(definition.configKeys().get("sink.name").defaultValue).isEqualTo("");
+        // ${topic} routes Kafka records: valid here, though not for the core sink
+        definition.configKeys().get("target.table.name.format").validator.ensureValid("target.table.name.format", "raw.${topic}");
+        assertThatThrownBy(() -> definition.configKeys().get("target.table.name.format").validator.ensureValid("target.table.name.format", "${db}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid value '${db}' for configuration target.table.name.format: unknown placeholder ${db}; use ${topic}, ${source.schema} (or ${schema}) and ${source.table} (or ${table})");
     }
 
     @Test

@@ -17,7 +17,7 @@ class ReadmeKafkaConnectKeysTest
             throws IOException
     {
         StringBuilder table = new StringBuilder();
-        for (ConfigKey key : KafkaSinkConfig.KEYS) {
+        for (ConfigKey<?> key : KafkaSinkConfig.KEYS) {
             String defaultValue = key.defaultValue().map(value -> value.isEmpty() ? "(empty)" : "`" + value + "`").orElse("(required)");
             table.append("| `").append(key.name()).append("` | ").append(defaultValue).append(" | ").append(key.documentation().replace("|", "\\|")).append(" |\n");
         }

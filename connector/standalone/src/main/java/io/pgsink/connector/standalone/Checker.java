@@ -1,7 +1,9 @@
 package io.pgsink.connector.standalone;
 
+import io.debezium.connector.postgresql.PostgresConnectorConfig.AutoCreateMode;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.TableId;
+import io.pgsink.core.TargetDialect;
 import io.pgsink.merge.TargetConnector;
 import org.intellij.lang.annotations.Language;
 
@@ -204,12 +206,12 @@ final class Checker
                 }
             }
         }
-        String mode = source.publicationMode();
+        AutoCreateMode mode = source.publicationMode();
         switch (mode) {
-            case "disabled" -> add(Status.FAIL, subject, "publication " + publication + " does not exist and source.publication.autocreate.mode=disabled");
-            case "all_tables" -> add(superuser ? Status.OK : Status.FAIL, subject, "publication " + publication + " will be created FOR ALL TABLES"
+            case DISABLED -> add(Status.FAIL, subject, "publication " + publication + " does not exist and source.publication.autocreate.mode=disabled");
+            case ALL_TABLES -> add(superuser ? Status.OK : Status.FAIL, subject, "publication " + publication + " will be created FOR ALL TABLES"
                     + (superuser ? "" : ", which needs a superuser: create it yourself or set source.publication.autocreate.mode=filtered"));
-            default -> add(Status.OK, subject, "publication " + publication + " will be created for the captured tables (" + mode + ")");
+            case FILTERED, NO_TABLES -> add(Status.OK, subject, "publication " + publication + " will be created for the captured tables (" + mode.getValue() + ")");
         }
     }
 
@@ -222,7 +224,7 @@ final class Checker
             while (rows.next()) {
                 String schema = rows.getString(1);
                 String table = rows.getString(2);
-                if (!source.captures(schema, table)) {
+                if (!config.capturedTables().captures(schema, table)) {
                     continue;
                 }
                 TableId id = TableId.of(schema, table);
@@ -388,7 +390,7 @@ final class Checker
                 else if (!rows.getBoolean(6)) {
                     add(Status.WARN, subject, name + " is ready, but the user may not TRUNCATE it, so a source truncate would fail");
                 }
-                else if (!rows.getBoolean(8) && rows.getBoolean(9) && !config.sink().targetDialect().equals("greenplum")) {
+                else if (!rows.getBoolean(8) && rows.getBoolean(9) && config.sink().targetDialect() != TargetDialect.GREENPLUM) {
                     add(Status.WARN, subject, name + " is ready, but the user may not UPDATE it, so flushes delete and re-insert changed rows instead of merging them in place (slower): GRANT UPDATE ON " + name + " TO <the sink's user>");
                 }
                 else {

@@ -3,6 +3,7 @@ package io.pgsink.connector.standalone;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
+import io.pgsink.core.Backoff;
 import io.pgsink.core.ChangeEvent;
 import io.pgsink.core.Operation;
 import io.pgsink.core.Sink;

@@ -8,6 +8,7 @@ import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
 import io.pgsink.copy.SqlFailures;
+import io.pgsink.core.Backoff;
 import io.pgsink.core.Batch;
 import io.pgsink.core.BufferedSink;
 import io.pgsink.core.ErrorCode;
@@ -86,7 +87,7 @@ public final class StandaloneService
         this.sinkConfig = config.sink();
         this.name = sinkConfig.sinkName();
         this.metrics = new SinkMetrics(name);
-        this.backoff = new Backoff(500, config.retryBackoffMaxMillis());
+        this.backoff = config.sink().retryBackoff();
     }
 
     /**

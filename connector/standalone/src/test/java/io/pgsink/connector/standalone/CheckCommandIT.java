@@ -6,8 +6,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -58,14 +56,9 @@ class CheckCommandIT
         return file;
     }
 
-    private record Outcome(int exitCode, String out, String err) {}
-
-    private static Outcome pgsink(String... args)
+    private static TestingCommand pgsink(String... args)
     {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int exitCode = PgsinkCommand.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new Outcome(exitCode, out.toString(), err.toString());
+        return TestingCommand.run(args);
     }
 
     @Test
@@ -74,7 +67,7 @@ class CheckCommandIT
     {
         source.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)", "CREATE TABLE public.ignored (x int)");
         target.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text, extra int)");
-        Outcome outcome = pgsink("check", "--config", configFile(directory, Map.of("source.table.include.list", "public.orders")).toString());
+        TestingCommand outcome = pgsink("check", "--config", configFile(directory, Map.of("source.table.include.list", "public.orders")).toString());
         assertThat(outcome.out())
                 .contains("[ OK ] source 127.0.0.1:" + source.port() + "/" + source.name() + ": connected as")
                 .contains("wal_level is logical")
@@ -101,7 +94,7 @@ class CheckCommandIT
                 // a slot of that name made for another plugin
                 "SELECT pg_create_logical_replication_slot('" + sinkName + "', 'test_decoding')");
         target.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)");
-        Outcome outcome = pgsink("check", "--config", configFile(directory, Map.of()).toString());
+        TestingCommand outcome = pgsink("check", "--config", configFile(directory, Map.of()).toString());
         assertThat(outcome.out())
                 .contains("[FAIL] source 127.0.0.1:" + source.port() + "/" + source.name() + ": replication slot " + sinkName + " exists but uses plugin test_decoding, not pgoutput")
                 .contains("[FAIL] source 127.0.0.1:" + source.port() + "/" + source.name() + ": table \"public\".\"no_key\" has no primary key: add one, or set tables.without.key=append-only")
@@ -126,7 +119,7 @@ class CheckCommandIT
                 "GRANT CREATE ON SCHEMA public TO " + role,
                 "REVOKE TEMPORARY ON DATABASE " + target.name() + " FROM PUBLIC");
         try {
-            Outcome outcome = pgsink("check", "--config", configFile(directory, Map.of("source.table.include.list", "public.orders", "target.user", role)).toString());
+            TestingCommand outcome = pgsink("check", "--config", configFile(directory, Map.of("source.table.include.list", "public.orders", "target.user", role)).toString());
             assertThat(outcome.out())
                     .contains("[FAIL] target " + target.jdbcUrl() + ": table \"public\".\"orders\" lacks the privilege(s) DELETE (the sink needs")
                     .contains("[FAIL] target " + target.jdbcUrl() + ": the user lacks the TEMPORARY privilege on database " + target.name())
@@ -135,14 +128,14 @@ class CheckCommandIT
             assertThat(outcome.exitCode()).isEqualTo(1);
 
             target.execute("GRANT DELETE ON public.orders TO " + role, "GRANT TEMPORARY ON DATABASE " + target.name() + " TO " + role);
-            Outcome fixed = pgsink("check", "--config", configFile(directory, Map.of("source.table.include.list", "public.orders", "target.user", role)).toString());
+            TestingCommand fixed = pgsink("check", "--config", configFile(directory, Map.of("source.table.include.list", "public.orders", "target.user", role)).toString());
             assertThat(fixed.out()).contains("table \"public\".\"orders\" is ready").doesNotContain("[FAIL]")
                     // without UPDATE, flushes on PostgreSQL 15+ fall back from MERGE to delete and insert
                     .contains("[WARN] target " + target.jdbcUrl() + ": table \"public\".\"orders\" is ready, but the user may not UPDATE it");
             assertThat(fixed.exitCode()).as(fixed.out()).isZero();
 
             target.execute("GRANT UPDATE ON public.orders TO " + role);
-            Outcome complete = pgsink("check", "--config", configFile(directory, Map.of("source.table.include.list", "public.orders", "target.user", role)).toString());
+            TestingCommand complete = pgsink("check", "--config", configFile(directory, Map.of("source.table.include.list", "public.orders", "target.user", role)).toString());
             assertThat(complete.out()).contains("[ OK ] target " + target.jdbcUrl() + ": table \"public\".\"orders\" is ready").doesNotContain("[WARN]");
         }
         finally {
@@ -156,7 +149,7 @@ class CheckCommandIT
     {
         source.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text, added int)", "CREATE TABLE public.items (id int PRIMARY KEY)");
         target.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)");
-        Outcome outcome = pgsink("check", "--config", configFile(directory, Map.of("schema.evolution", "add-columns")).toString());
+        TestingCommand outcome = pgsink("check", "--config", configFile(directory, Map.of("schema.evolution", "add-columns")).toString());
         assertThat(outcome.out())
                 .contains("[ OK ] target " + target.jdbcUrl() + ": table \"public\".\"items\" does not exist yet and will be created from the source table (schema.evolution=add-columns)")
                 .contains("[ OK ] target " + target.jdbcUrl() + ": table \"public\".\"orders\" lacks source column(s) [added], which will be added")
@@ -171,12 +164,24 @@ class CheckCommandIT
         Map<String, String> extra = new HashMap<>();
         extra.put("source.database.dbname", "no_such_database_" + sinkName);
         extra.put("target.url", "jdbc:postgresql://127.0.0.1:" + target.port() + "/no_such_database_" + sinkName);
-        Outcome outcome = pgsink("check", "--config", configFile(directory, extra).toString());
+        TestingCommand outcome = pgsink("check", "--config", configFile(directory, extra).toString());
         assertThat(outcome.out())
                 .contains("[FAIL] source 127.0.0.1:" + source.port() + "/no_such_database_" + sinkName + ": cannot connect or query as")
                 .contains("[FAIL] target jdbc:postgresql://127.0.0.1:" + target.port() + "/no_such_database_" + sinkName + ": cannot connect or query")
                 .contains("(SQLState 3D000)");
         assertThat(outcome.exitCode()).isEqualTo(1);
+    }
+
+    @Test
+    void invalidIncludeListIsAConfigurationProblemNotAStackTrace(@TempDir Path directory)
+            throws Exception
+    {
+        source.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY)");
+        TestingCommand outcome = pgsink("check", "--config", configFile(directory, Map.of("source.table.include.list", "public.(orders")).toString());
+        assertThat(outcome.exitCode()).isEqualTo(2);
+        assertThat(outcome.err()).isEqualTo("pgsink: Invalid pgsink configuration (1 problem):\n"
+                + "  Invalid value 'public.(orders' for configuration source.table.include.list: 'public.(orders' is not a regular expression: Unclosed group near index 14\n");
+        assertThat(outcome.out()).isEmpty();
     }
 
     @Test
@@ -187,7 +192,7 @@ class CheckCommandIT
         extra.put("flush.max.events", "-5");
         extra.put("source.database.port", "not-a-port");
         extra.put("sink.nmae", "typo");
-        Outcome outcome = pgsink("check", "--config", configFile(directory, extra).toString());
+        TestingCommand outcome = pgsink("check", "--config", configFile(directory, extra).toString());
         assertThat(outcome.exitCode()).isEqualTo(2);
         assertThat(outcome.err())
                 .startsWith("pgsink: Invalid pgsink configuration (3 problems):")
@@ -195,11 +200,11 @@ class CheckCommandIT
                 .contains("Unknown configuration sink.nmae")
                 .contains("for configuration source.database.port");
 
-        Outcome missingFile = pgsink("run", "--config", directory.resolve("nope.properties").toString());
+        TestingCommand missingFile = pgsink("run", "--config", directory.resolve("nope.properties").toString());
         assertThat(missingFile.exitCode()).isEqualTo(2);
         assertThat(missingFile.err()).contains("Cannot read configuration file");
 
-        Outcome noCommand = pgsink();
+        TestingCommand noCommand = pgsink();
         assertThat(noCommand.exitCode()).isEqualTo(2);
         assertThat(noCommand.err()).contains("Missing command");
     }

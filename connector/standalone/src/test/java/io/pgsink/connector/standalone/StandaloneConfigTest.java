@@ -1,5 +1,7 @@
 package io.pgsink.connector.standalone;
 
+import io.pgsink.core.ConfigKey;
+import io.pgsink.core.ConfigProblem;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
 import org.junit.jupiter.api.Test;
@@ -9,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -62,8 +65,30 @@ class StandaloneConfigTest
         assertThat(config.httpPort()).isEqualTo(9464);
         assertThat(config.httpHost()).isEqualTo("0.0.0.0");
         assertThat(config.progressIntervalMillis()).isEqualTo(30000);
-        assertThat(config.retryBackoffMaxMillis()).isEqualTo(30000);
+        assertThat(config.sink().retryBackoff().maxMillis()).isEqualTo(30000);
         assertThat(config.sink().targetUrl()).isEqualTo("jdbc:postgresql://dw:5432/warehouse");
+    }
+
+    /** The service's own keys, with type and default. */
+    @Test
+    void keyTable()
+    {
+        Map<String, String> table = new LinkedHashMap<>();
+        for (ConfigKey<?> key : StandaloneConfig.KEYS) {
+            table.put(key.name(), key.type().kind() + " " + key.defaultValue().map(value -> "'" + value + "'").orElse("(required)"));
+        }
+        assertThat(table).containsExactly(
+                Map.entry("http.port", "LONG '9464'"),
+                Map.entry("http.host", "STRING '0.0.0.0'"),
+                Map.entry("progress.interval.ms", "LONG '30000'"));
+        Map<String, String> properties = minimal();
+        properties.put("http.host", " ");
+        properties.put("progress.interval.ms", "-1");
+        properties.put("http.port", "-2");
+        assertThat(StandaloneConfig.problems(properties)).extracting(ConfigProblem::message).containsExactly(
+                "Invalid value '-2' for configuration http.port: must be between -1 and 65535",
+                "Invalid value ' ' for configuration http.host: must not be empty",
+                "Invalid value '-1' for configuration progress.interval.ms: must be zero or more");
     }
 
     @Test
@@ -114,6 +139,29 @@ class StandaloneConfigTest
                 .hasMessageContaining("Invalid value 'approximate' for configuration source.decimal.handling.mode")
                 .hasMessageContaining("Missing required configuration source.database.hostname")
                 .hasMessageContaining("Unknown configuration source.no.such.setting");
+    }
+
+    @Test
+    void includeAndExcludeListsAreCompiledWhenValidated()
+    {
+        Map<String, String> properties = minimal();
+        properties.put("source.table.include.list", "public.orders,public.(items");
+        properties.put("source.schema.exclude.list", "tmp[");
+        properties.put("source.column.exclude.list", "public.orders.secret");
+        assertThat(StandaloneConfig.problems(properties)).extracting(ConfigProblem::message).containsExactly(
+                "Invalid value 'tmp[' for configuration source.schema.exclude.list: 'tmp[' is not a regular expression: Unclosed character class near index 3",
+                "Invalid value 'public.orders,public.(items' for configuration source.table.include.list: 'public.(items' is not a regular expression: Unclosed group near index 13");
+        assertThatThrownBy(() -> StandaloneConfig.parse(properties))
+                .isInstanceOfSatisfying(SinkException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.CONFIG))
+                .hasMessageStartingWith("Invalid pgsink configuration (2 problems):\n  ");
+
+        properties.put("source.table.include.list", "Public\\.Order.*");
+        properties.remove("source.schema.exclude.list");
+        CapturedTables captured = StandaloneConfig.parse(properties).capturedTables();
+        assertThat(captured.captures("public", "orders")).isTrue();
+        assertThat(captured.captures("public", "order_items")).isTrue();
+        assertThat(captured.captures("public", "items")).isFalse();
+        assertThat(captured.captures("pg_catalog", "orders")).isFalse();
     }
 
     @Test

@@ -1,0 +1,101 @@
+package io.pgsink.core;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The sink's configuration keys, shared by the standalone service and the Kafka Connect sink: each
+ * with its type, default, validator and documentation. {@link SinkConfig} reads them; the README's
+ * reference and Kafka Connect's {@code ConfigDef} are built from {@link #ALL}.
+ */
+public final class SinkKeys
+{
+    public static final ConfigKey<String> SINK_NAME = ConfigKey.optional(SinkConfig.SINK_NAME, ConfigType.STRING, "pgsink",
+            "Name of this sink. Source positions are stored under it in the offsets table, so two sinks writing into the same target need different names.");
+    public static final ConfigKey<String> TARGET_URL = ConfigKey.required(SinkConfig.TARGET_URL, ConfigType.STRING,
+                    "JDBC URL of the target PostgreSQL or Greenplum database, e.g. jdbc:postgresql://host:5432/db.")
+            .withValidator(ConfigValidator.notBlank().and(SinkKeys::pgjdbcUrl));
+    public static final ConfigKey<String> TARGET_USER = ConfigKey.optional(SinkConfig.TARGET_USER, ConfigType.STRING, "",
+            "Target user; empty to take it from the URL or the driver's defaults.");
+    public static final ConfigKey<String> TARGET_PASSWORD = ConfigKey.optional(SinkConfig.TARGET_PASSWORD, ConfigType.STRING, "",
+            "Target password. Never logged.").asSecret();
+    public static final ConfigKey<TargetDialect> TARGET_DIALECT = ConfigKey.optional(SinkConfig.TARGET_DIALECT, ConfigType.choice(TargetDialect.class), TargetDialect.AUTO,
+            "Target database kind; auto detects it from version().");
+    public static final ConfigKey<UpdateMode> TARGET_UPDATE_MODE = ConfigKey.optional(SinkConfig.TARGET_UPDATE_MODE, ConfigType.choice(UpdateMode.class), UpdateMode.AUTO,
+            "How a flush writes keys the target may already hold. auto: on PostgreSQL 15+, where the user may UPDATE the table and rows are narrow (under about 2 kB), one MERGE from the staging table deletes, updates in place or inserts each key (faster, and the table does not grow by a row version per update); elsewhere delete-insert. delete-insert: every touched key is deleted, then its final row inserted. Both leave the same rows, columns the source lacks at their defaults; they differ in the triggers they fire.");
+    public static final ConfigKey<TableNameFormat> TARGET_TABLE_NAME_FORMAT = ConfigKey.optional(SinkConfig.TARGET_TABLE_NAME_FORMAT, TableNameFormat.CONFIG_TYPE, TableNameFormat.parse("${schema}.${table}"),
+                    "Target table for a source table: ${schema} and ${table} are replaced by the source schema and table name; the first '.' outside a placeholder separates the target schema from the table name (without one, the target schema is the source schema).")
+            .withValidator(SinkKeys::routesBySourceTable);
+    public static final ConfigKey<SchemaEvolutionLevel> SCHEMA_EVOLUTION = ConfigKey.optional(SinkConfig.SCHEMA_EVOLUTION, ConfigType.choice(SchemaEvolutionLevel.class), SchemaEvolutionLevel.NONE,
+            "none: target tables must exist with every source column. add-columns: a missing target table is created (primary key from the source key; Greenplum DISTRIBUTED BY it) and new source columns are added while streaming; dropped source columns stay in the target (NULL in new rows). Needs source column types from the adapter.");
+    public static final ConfigKey<TablesWithoutKey> TABLES_WITHOUT_KEY = ConfigKey.optional(SinkConfig.TABLES_WITHOUT_KEY, ConfigType.choice(TablesWithoutKey.class), TablesWithoutKey.FAIL,
+            "What to do with a table that has no primary key: fail with an error, or append-only (inserts are copied straight into the target; updates and deletes fail).");
+    public static final ConfigKey<Long> FLUSH_MAX_EVENTS = ConfigKey.optional(SinkConfig.FLUSH_MAX_EVENTS, ConfigType.LONG, 10_000L,
+            "Flush when this many events are buffered.").withValidator(ConfigValidator.atLeast(1));
+    public static final ConfigKey<Long> BUFFER_MAX_BYTES = ConfigKey.optional(SinkConfig.BUFFER_MAX_BYTES, ConfigType.LONG, 64L * 1024 * 1024,
+            "Flush when the buffered rows take about this many bytes of heap. Bounds memory: the source waits while the flush runs.").withValidator(ConfigValidator.atLeast(1));
+    public static final ConfigKey<Long> FLUSH_INTERVAL_MS = ConfigKey.optional(SinkConfig.FLUSH_INTERVAL_MS, ConfigType.LONG, 1000L,
+            "Flush when the oldest buffered event has waited this long.").withValidator(ConfigValidator.atLeast(0));
+    public static final ConfigKey<Character> COPY_DELIMITER = ConfigKey.optional(SinkConfig.COPY_DELIMITER, ConfigType.CHARACTER, ',',
+            "COPY CSV field delimiter (one ASCII character).");
+    public static final ConfigKey<Character> COPY_QUOTE = ConfigKey.optional(SinkConfig.COPY_QUOTE, ConfigType.CHARACTER, '"',
+            "COPY CSV quote character (one ASCII character).");
+    public static final ConfigKey<Character> COPY_ESCAPE = ConfigKey.optional(SinkConfig.COPY_ESCAPE, ConfigType.CHARACTER, '"',
+            "COPY CSV escape character (one ASCII character; may equal the quote).");
+    public static final ConfigKey<String> COPY_NULL = ConfigKey.optional(SinkConfig.COPY_NULL, ConfigType.STRING, "",
+            "COPY CSV NULL string; the default is an unquoted empty field.");
+    public static final ConfigKey<NulCharacterHandling> COPY_NUL_CHARACTER = ConfigKey.optional(SinkConfig.COPY_NUL_CHARACTER, ConfigType.choice(NulCharacterHandling.class), NulCharacterHandling.FAIL,
+            "A NUL character (U+0000) cannot be stored in PostgreSQL text: fail names table, key and column; strip removes it.");
+    public static final ConfigKey<String> OFFSETS_SCHEMA = ConfigKey.optional(SinkConfig.OFFSETS_SCHEMA, ConfigType.STRING, "public",
+            "Schema of the offsets table in the target.");
+    public static final ConfigKey<String> OFFSETS_TABLE = ConfigKey.optional(SinkConfig.OFFSETS_TABLE, ConfigType.STRING, "pgsink_offsets",
+            "Name of the offsets table in the target; created when missing.");
+    public static final ConfigKey<ErrorsTolerance> ERRORS_TOLERANCE = ConfigKey.optional(SinkConfig.ERRORS_TOLERANCE, ConfigType.choice(ErrorsTolerance.class), ErrorsTolerance.NONE,
+            "What a row the target refuses (value too long, constraint violated, value that cannot be encoded) does: none stops the sink with an error naming table, key, column, position and reason, and applies nothing of the batch; all isolates the row, applies the rest of the batch and sends the row to the dead-letter table (Kafka Connect: the errant-record reporter).");
+    public static final ConfigKey<String> ERRORS_DEAD_LETTER_TABLE = ConfigKey.optional(SinkConfig.ERRORS_DEAD_LETTER_TABLE, ConfigType.STRING, "pgsink_dead_letters",
+            "Dead-letter table (in offsets.schema) for rows skipped under errors.tolerance=all; created when missing. Holds the rows' values, so grant access to it accordingly.");
+    public static final ConfigKey<Long> RETRY_BACKOFF_MAX_MS = ConfigKey.optional(SinkConfig.RETRY_BACKOFF_MAX_MS, ConfigType.LONG, 30_000L,
+            "Longest wait between attempts when the target is unreachable; attempts start 500 ms apart and double.").withValidator(ConfigValidator.atLeast(1));
+
+    /** Every key, in the order the README lists them. */
+    public static final List<ConfigKey<?>> ALL = List.of(
+            SINK_NAME,
+            TARGET_URL,
+            TARGET_USER,
+            TARGET_PASSWORD,
+            TARGET_DIALECT,
+            TARGET_UPDATE_MODE,
+            TARGET_TABLE_NAME_FORMAT,
+            SCHEMA_EVOLUTION,
+            TABLES_WITHOUT_KEY,
+            FLUSH_MAX_EVENTS,
+            BUFFER_MAX_BYTES,
+            FLUSH_INTERVAL_MS,
+            COPY_DELIMITER,
+            COPY_QUOTE,
+            COPY_ESCAPE,
+            COPY_NULL,
+            COPY_NUL_CHARACTER,
+            OFFSETS_SCHEMA,
+            OFFSETS_TABLE,
+            ERRORS_TOLERANCE,
+            ERRORS_DEAD_LETTER_TABLE,
+            RETRY_BACKOFF_MAX_MS);
+
+    private static Optional<String> pgjdbcUrl(String url)
+    {
+        return url.startsWith("jdbc:postgresql:") ? Optional.empty() : Optional.of("must be a pgjdbc URL starting with jdbc:postgresql:");
+    }
+
+    /** The core sink routes by source table; only the Kafka Connect sink knows a record's topic. */
+    private static Optional<String> routesBySourceTable(TableNameFormat format)
+    {
+        return format.usesTopic()
+                ? Optional.of(TableNameFormat.TOPIC + " is the Kafka topic of a record, which only the Kafka Connect sink reads; route by ${schema} and ${table}")
+                : Optional.empty();
+    }
+
+    private SinkKeys()
+    {
+    }
+}
