@@ -39,6 +39,15 @@ import static java.util.Objects.requireNonNull;
  * {@link #discardRow()} can always drop a half-written row. The buffer shrinks back after an
  * unusually large row.
  *
+ * <p>Size: this class is over the house limit of about 400 lines on purpose. It is one job, the
+ * encoder every COPY byte goes through, and its hot loops stay in one class so that the JIT inlines
+ * them into one another with the buffer, position and quoting table as fields rather than passed
+ * around: {@link #writeText} and {@link #appendText} each scan a value once for its UTF-8 length
+ * and the characters that force quoting (the two scans differ in what they count: a field's quotes
+ * and line feeds, or an array element's), then copy it. A shared scan would have to hand back
+ * several counts per value (an object per value, or a second pass over it) on the hottest path of
+ * the sink, which is why the two loops look alike; {@code BenchmarkCsvWriter} measures them.
+ *
  * <p>Not thread-safe: a writer belongs to the thread running one COPY.
  */
 public final class CsvWriter

@@ -8,12 +8,6 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.OffsetDateTime;
-import java.time.OffsetTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HexFormat;
@@ -25,7 +19,7 @@ import java.util.TreeMap;
 /**
  * Chooses the {@link ValueConverter} for a column from its Kafka Connect schema (type and logical
  * name) and, when Debezium propagated it, the source column type. The mapping, by Debezium schema
- * name:
+ * name (the temporal ones in {@link TemporalConverters}):
  * <ul>
  * <li>{@code io.debezium.time.Date}: days since the epoch, to {@code LocalDate} ({@code infinity} kept);</li>
  * <li>{@code Time} (ms), {@code MicroTime}, {@code NanoTime}: to {@code LocalTime}; {@code 24:00:00} as text;</li>
@@ -68,107 +62,7 @@ final class ValueConverters
     static final String CONNECT_TIME = "org.apache.kafka.connect.data.Time";
     static final String CONNECT_TIMESTAMP = "org.apache.kafka.connect.data.Timestamp";
 
-    /**
-     * Debezium writes PostgreSQL's {@code infinity} dates as these day numbers (its internal
-     * "infinite" {@code LocalDate}s converted to epoch days), and infinite timestamps as these
-     * microsecond and millisecond numbers (pgjdbc's infinity sentinels), or as the extreme longs.
-     */
-    static final long DATE_POSITIVE_INFINITY_DAYS = LocalDate.parse("-5877611-06-21").toEpochDay();
-    static final long DATE_NEGATIVE_INFINITY_DAYS = LocalDate.parse("-5877611-06-22").toEpochDay();
-    static final long TIMESTAMP_POSITIVE_INFINITY_MICROS = 9223372036825200000L;
-    static final long TIMESTAMP_NEGATIVE_INFINITY_MICROS = -9223372036832400000L;
-
-    /**
-     * Inside arrays, pgjdbc hands Debezium infinite dates as {@code java.sql.Date}s of its infinity
-     * sentinels, which Debezium turns into day numbers through {@code toLocalDate()} (default time
-     * zone) and an int cast. Those numbers lie outside PostgreSQL's date range, so they cannot be
-     * real dates.
-     */
-    static final long DATE_ARRAY_POSITIVE_INFINITY_DAYS = arrayInfinityDays(TIMESTAMP_POSITIVE_INFINITY_MICROS);
-    static final long DATE_ARRAY_NEGATIVE_INFINITY_DAYS = arrayInfinityDays(TIMESTAMP_NEGATIVE_INFINITY_MICROS);
-    private static final LocalDate POSTGRESQL_MIN_DATE = LocalDate.of(-4713, 11, 24);
-    private static final LocalDate POSTGRESQL_MAX_DATE = LocalDate.of(5874897, 12, 31);
-
-    private static final long MICROS_PER_DAY = 86_400_000_000L;
-    private static final String END_OF_DAY = "24:00:00";
-
     static final ValueConverter IDENTITY = value -> value;
-
-    static final ValueConverter DATE_DAYS = value -> {
-        long days = ((Number) value).longValue();
-        if (days == DATE_POSITIVE_INFINITY_DAYS) {
-            return "infinity";
-        }
-        if (days == DATE_NEGATIVE_INFINITY_DAYS) {
-            return "-infinity";
-        }
-        LocalDate date = LocalDate.ofEpochDay(days);
-        if (date.isBefore(POSTGRESQL_MIN_DATE) || date.isAfter(POSTGRESQL_MAX_DATE)) {
-            if (days == DATE_ARRAY_POSITIVE_INFINITY_DAYS) {
-                return "infinity";
-            }
-            if (days == DATE_ARRAY_NEGATIVE_INFINITY_DAYS) {
-                return "-infinity";
-            }
-        }
-        return date;
-    };
-
-    static final ValueConverter TIME_MILLIS = value -> timeOfDay(((Number) value).longValue() * 1_000);
-    static final ValueConverter TIME_MICROS = value -> timeOfDay(((Number) value).longValue());
-    static final ValueConverter TIME_NANOS = value -> {
-        long nanos = ((Number) value).longValue();
-        return nanos == MICROS_PER_DAY * 1_000 ? END_OF_DAY : LocalTime.ofNanoOfDay(nanos);
-    };
-
-    static final ValueConverter TIMESTAMP_MILLIS = value -> {
-        long millis = ((Number) value).longValue();
-        if (millis == TIMESTAMP_POSITIVE_INFINITY_MICROS / 1_000) {
-            return "infinity";
-        }
-        if (millis == TIMESTAMP_NEGATIVE_INFINITY_MICROS / 1_000) {
-            return "-infinity";
-        }
-        return localDateTime(Math.floorDiv(millis, 1_000), Math.floorMod(millis, 1_000) * 1_000_000L);
-    };
-
-    static final ValueConverter TIMESTAMP_MICROS = value -> {
-        long micros = ((Number) value).longValue();
-        if (micros == TIMESTAMP_POSITIVE_INFINITY_MICROS || micros == Long.MAX_VALUE) {
-            return "infinity";
-        }
-        if (micros == TIMESTAMP_NEGATIVE_INFINITY_MICROS || micros == Long.MIN_VALUE) {
-            return "-infinity";
-        }
-        return localDateTime(Math.floorDiv(micros, 1_000_000), Math.floorMod(micros, 1_000_000) * 1_000L);
-    };
-
-    static final ValueConverter TIMESTAMP_NANOS = value -> {
-        long nanos = ((Number) value).longValue();
-        if (nanos == Long.MAX_VALUE) {
-            return "infinity";
-        }
-        if (nanos == Long.MIN_VALUE) {
-            return "-infinity";
-        }
-        return localDateTime(Math.floorDiv(nanos, 1_000_000_000), Math.floorMod(nanos, 1_000_000_000));
-    };
-
-    static final ValueConverter ZONED_TIMESTAMP_TEXT = value -> {
-        String text = (String) value;
-        if (text.equals("infinity") || text.equals("-infinity")) {
-            return text;
-        }
-        return OffsetDateTime.parse(text);
-    };
-
-    static final ValueConverter ZONED_TIME_TEXT = value -> OffsetTime.parse((String) value);
-
-    static final ValueConverter MICRO_DURATION_MICROS = value -> ((Number) value).longValue() + " microseconds";
-
-    static final ValueConverter CONNECT_DATE_VALUE = value -> LocalDate.ofInstant(((java.util.Date) value).toInstant(), ZoneOffset.UTC);
-    static final ValueConverter CONNECT_TIME_VALUE = value -> LocalTime.ofNanoOfDay(Math.floorMod(((java.util.Date) value).getTime(), 86_400_000L) * 1_000_000L);
-    static final ValueConverter CONNECT_TIMESTAMP_VALUE = value -> LocalDateTime.ofInstant(((java.util.Date) value).toInstant(), ZoneOffset.UTC);
 
     static final ValueConverter VARIABLE_SCALE_DECIMAL_VALUE = value -> {
         Struct struct = (Struct) value;
@@ -282,25 +176,25 @@ final class ValueConverters
         if (name != null) {
             switch (name) {
                 case DATE:
-                    return DATE_DAYS;
+                    return TemporalConverters.DATE_DAYS;
                 case TIME:
-                    return TIME_MILLIS;
+                    return TemporalConverters.TIME_MILLIS;
                 case MICRO_TIME:
-                    return TIME_MICROS;
+                    return TemporalConverters.TIME_MICROS;
                 case NANO_TIME:
-                    return TIME_NANOS;
+                    return TemporalConverters.TIME_NANOS;
                 case TIMESTAMP:
-                    return TIMESTAMP_MILLIS;
+                    return TemporalConverters.TIMESTAMP_MILLIS;
                 case MICRO_TIMESTAMP:
-                    return TIMESTAMP_MICROS;
+                    return TemporalConverters.TIMESTAMP_MICROS;
                 case NANO_TIMESTAMP:
-                    return TIMESTAMP_NANOS;
+                    return TemporalConverters.TIMESTAMP_NANOS;
                 case ZONED_TIMESTAMP:
-                    return ZONED_TIMESTAMP_TEXT;
+                    return TemporalConverters.ZONED_TIMESTAMP_TEXT;
                 case ZONED_TIME:
-                    return ZONED_TIME_TEXT;
+                    return TemporalConverters.ZONED_TIME_TEXT;
                 case MICRO_DURATION:
-                    return MICRO_DURATION_MICROS;
+                    return TemporalConverters.MICRO_DURATION_MICROS;
                 case VARIABLE_SCALE_DECIMAL:
                     return VARIABLE_SCALE_DECIMAL_VALUE;
                 case BITS:
@@ -314,11 +208,11 @@ final class ValueConverters
                 case SPARSE_VECTOR:
                     return SPARSE_VECTOR_VALUE;
                 case CONNECT_DATE:
-                    return CONNECT_DATE_VALUE;
+                    return TemporalConverters.CONNECT_DATE_VALUE;
                 case CONNECT_TIME:
-                    return CONNECT_TIME_VALUE;
+                    return TemporalConverters.CONNECT_TIME_VALUE;
                 case CONNECT_TIMESTAMP:
-                    return CONNECT_TIMESTAMP_VALUE;
+                    return TemporalConverters.CONNECT_TIMESTAMP_VALUE;
                 case CONNECT_DECIMAL, INTERVAL:
                     return IDENTITY;
                 default:
@@ -388,26 +282,6 @@ final class ValueConverters
             }
             return new String(text);
         };
-    }
-
-    @SuppressWarnings("deprecation")
-    private static long arrayInfinityDays(long sentinel)
-    {
-        // pgjdbc's date infinity sentinels are the same numbers as its timestamp ones, in milliseconds
-        return (int) new java.sql.Date(sentinel).toLocalDate().toEpochDay();
-    }
-
-    private static Object timeOfDay(long micros)
-    {
-        if (micros == MICROS_PER_DAY) {
-            return END_OF_DAY;
-        }
-        return LocalTime.ofNanoOfDay(micros * 1_000);
-    }
-
-    private static LocalDateTime localDateTime(long epochSeconds, long nanos)
-    {
-        return LocalDateTime.ofEpochSecond(epochSeconds, (int) nanos, ZoneOffset.UTC);
     }
 
     private static void appendHstoreString(StringBuilder text, String value)
