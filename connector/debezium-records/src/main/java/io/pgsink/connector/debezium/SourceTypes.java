@@ -40,7 +40,7 @@ final class SourceTypes
         if (propagated.isPresent()) {
             String name = propagated.get();
             if (name.startsWith("_")) {
-                return name.substring(1) + "[]";
+                return typeName(name.substring(1)) + "[]";
             }
             Map<String, String> parameters = schema.parameters();
             int length = parse(parameters.get(LENGTH_PARAMETER));
@@ -56,11 +56,21 @@ final class SourceTypes
                     return name;
                 }
                 default -> {
-                    return name;
+                    return typeName(name);
                 }
             }
         }
         return guess(schema);
+    }
+
+    /**
+     * A {@code pg_type} name as it must be written in DDL: {@code char} is PostgreSQL's one-byte
+     * {@code "char"} only when quoted (unquoted, {@code char} means {@code character(1)}, which
+     * refuses the non-ASCII bytes {@code "char"} holds).
+     */
+    private static String typeName(String name)
+    {
+        return name.equals("char") ? "\"char\"" : name;
     }
 
     private static String guess(Schema schema)
