@@ -64,23 +64,29 @@ final class PgsinkMethod
     public void apply(BenchmarkDatabase database, String table, Workload workload, int batchSize)
     {
         SinkConfig config = deleteInsert ? config(database, table, batchSize, Map.of(SinkConfig.TARGET_UPDATE_MODE, "delete-insert")) : config(database, table, batchSize);
+        try (BufferedSink sink = new BufferedSink(config.sinkName(), config.flushPolicy(), new MergeApplier(config))) {
+            replay(table, workload, sink);
+        }
+    }
+
+    /** Feeds the workload's changes to {@code sink} as events of one source table, then flushes. */
+    static void replay(String table, Workload workload, BufferedSink sink)
+    {
         TableSchema schema = TableSchema.of(TableId.of("source", table), workload.columns.names, List.of("id"));
         Object[] keyOnly = new Object[workload.columns.size()];
-        try (BufferedSink sink = new BufferedSink(config.sinkName(), config.flushPolicy(), new MergeApplier(config))) {
-            long offset = 0;
-            for (Workload.Change change : workload.changes) {
-                SourcePosition position = new SourcePosition("bench", Long.toString(++offset));
-                switch (change.kind()) {
-                    case INSERT -> sink.accept(ChangeEvent.insert(schema, change.row().clone(), position, 0));
-                    case UPDATE -> sink.accept(ChangeEvent.update(schema, null, change.row().clone(), position, 0));
-                    case DELETE -> {
-                        Object[] before = keyOnly.clone();
-                        before[0] = change.key();
-                        sink.accept(ChangeEvent.delete(schema, before, position, 0));
-                    }
+        long offset = 0;
+        for (Workload.Change change : workload.changes) {
+            SourcePosition position = new SourcePosition("bench", Long.toString(++offset));
+            switch (change.kind()) {
+                case INSERT -> sink.accept(ChangeEvent.insert(schema, change.row().clone(), position, 0));
+                case UPDATE -> sink.accept(ChangeEvent.update(schema, null, change.row().clone(), position, 0));
+                case DELETE -> {
+                    Object[] before = keyOnly.clone();
+                    before[0] = change.key();
+                    sink.accept(ChangeEvent.delete(schema, before, position, 0));
                 }
             }
-            sink.flush();
         }
+        sink.flush();
     }
 }

@@ -46,24 +46,9 @@ final class SmallBatchPrototypeMethod
             throws SQLException
     {
         SinkConfig config = PgsinkMethod.config(database, table, batchSize);
-        TableSchema schema = TableSchema.of(TableId.of("source", table), workload.columns.names, List.of("id"));
-        Object[] keyOnly = new Object[workload.columns.size()];
         try (Applier applier = new Applier(database, table, workload.columns);
                 BufferedSink sink = new BufferedSink(config.sinkName(), config.flushPolicy(), applier)) {
-            long offset = 0;
-            for (Workload.Change change : workload.changes) {
-                SourcePosition position = new SourcePosition("bench", Long.toString(++offset));
-                switch (change.kind()) {
-                    case INSERT -> sink.accept(ChangeEvent.insert(schema, change.row().clone(), position, 0));
-                    case UPDATE -> sink.accept(ChangeEvent.update(schema, null, change.row().clone(), position, 0));
-                    case DELETE -> {
-                        Object[] before = keyOnly.clone();
-                        before[0] = change.key();
-                        sink.accept(ChangeEvent.delete(schema, before, position, 0));
-                    }
-                }
-            }
-            sink.flush();
+            PgsinkMethod.replay(table, workload, sink);
         }
     }
 

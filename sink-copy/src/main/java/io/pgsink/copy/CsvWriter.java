@@ -224,18 +224,12 @@ public final class CsvWriter
                 }
                 utf8Length++;
             }
-            else if (c < 0x800) {
-                utf8Length += 2;
-            }
-            else if (Character.isSurrogate(c)) {
-                if (!Character.isHighSurrogate(c) || i + 1 >= length || !Character.isLowSurrogate(value.charAt(i + 1))) {
-                    throw unpairedSurrogate(c, i);
-                }
-                utf8Length += 4;
-                i++;
-            }
             else {
-                utf8Length += 3;
+                int width = nonAsciiUtf8Width(value, i, c);
+                utf8Length += width;
+                if (width == 4) {
+                    i++;
+                }
             }
             if (first < 0) {
                 first = c;
@@ -409,18 +403,12 @@ public final class CsvWriter
                 }
                 utf8Length++;
             }
-            else if (c < 0x800) {
-                utf8Length += 2;
-            }
-            else if (Character.isSurrogate(c)) {
-                if (!Character.isHighSurrogate(c) || i + 1 >= length || !Character.isLowSurrogate(value.charAt(i + 1))) {
-                    throw unpairedSurrogate(c, i);
-                }
-                utf8Length += 4;
-                i++;
-            }
             else {
-                utf8Length += 3;
+                int width = nonAsciiUtf8Width(value, i, c);
+                utf8Length += width;
+                if (width == 4) {
+                    i++;
+                }
             }
         }
         ensureCapacity(position + utf8Length);
@@ -872,6 +860,21 @@ public final class CsvWriter
     {
         return new ValueEncodingException("text value contains a NUL character (U+0000) at position " + (index + 1)
                 + "; PostgreSQL cannot store it in text (the copy format can strip it)");
+    }
+
+    /** UTF-8 bytes of the non-ASCII char at {@code i}: 2, 3, or 4 for a surrogate pair (which takes two chars). */
+    private static int nonAsciiUtf8Width(CharSequence value, int i, char c)
+    {
+        if (c < 0x800) {
+            return 2;
+        }
+        if (!Character.isSurrogate(c)) {
+            return 3;
+        }
+        if (!Character.isHighSurrogate(c) || i + 1 >= value.length() || !Character.isLowSurrogate(value.charAt(i + 1))) {
+            throw unpairedSurrogate(c, i);
+        }
+        return 4;
     }
 
     private static ValueEncodingException unpairedSurrogate(char c, int index)

@@ -1,6 +1,7 @@
 package io.pgsink.copy;
 
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZonedDateTime;
 
@@ -20,28 +21,28 @@ final class TimestampWithTimeZoneEncoder
     void appendValue(Object value, CsvWriter out)
     {
         if (value instanceof OffsetDateTime timestamp) {
-            boolean bc = DateTimeText.appendDate(out, timestamp.getYear(), timestamp.getMonthValue(), timestamp.getDayOfMonth());
-            out.appendAscii(' ');
-            DateTimeText.appendTime(out, timestamp.getHour(), timestamp.getMinute(), timestamp.getSecond(), timestamp.getNano(), typeName());
-            DateTimeText.appendOffset(out, timestamp.getOffset().getTotalSeconds());
-            if (bc) {
-                DateTimeText.appendBc(out);
-            }
+            appendLocal(out, timestamp.toLocalDateTime(), timestamp.getOffset().getTotalSeconds());
         }
         else if (value instanceof ZonedDateTime timestamp) {
-            boolean bc = DateTimeText.appendDate(out, timestamp.getYear(), timestamp.getMonthValue(), timestamp.getDayOfMonth());
-            out.appendAscii(' ');
-            DateTimeText.appendTime(out, timestamp.getHour(), timestamp.getMinute(), timestamp.getSecond(), timestamp.getNano(), typeName());
-            DateTimeText.appendOffset(out, timestamp.getOffset().getTotalSeconds());
-            if (bc) {
-                DateTimeText.appendBc(out);
-            }
+            appendLocal(out, timestamp.toLocalDateTime(), timestamp.getOffset().getTotalSeconds());
         }
         else if (value instanceof Instant instant) {
             DateTimeText.appendInstant(out, instant.getEpochSecond(), instant.getNano(), typeName());
         }
         else {
             throw unsupported(value);
+        }
+    }
+
+    /** The wall-clock time as written where it was taken, followed by its offset. */
+    private void appendLocal(CsvWriter out, LocalDateTime local, int offsetSeconds)
+    {
+        boolean bc = DateTimeText.appendDate(out, local.getYear(), local.getMonthValue(), local.getDayOfMonth());
+        out.appendAscii(' ');
+        DateTimeText.appendTime(out, local.getHour(), local.getMinute(), local.getSecond(), local.getNano(), typeName());
+        DateTimeText.appendOffset(out, offsetSeconds);
+        if (bc) {
+            DateTimeText.appendBc(out);
         }
     }
 }
