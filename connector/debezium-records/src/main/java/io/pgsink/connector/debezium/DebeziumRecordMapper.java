@@ -47,11 +47,32 @@ public final class DebeziumRecordMapper
     private static final String TRANSACTION_METADATA = "io.debezium.connector.common.TransactionMetadataValue";
 
     private final UnavailablePlaceholder placeholder;
+    private final KeyChanges keyChanges;
     private final Map<TableId, RowShape> shapes = new HashMap<>();
+
+    /** What the create half of a key change ({@link KeyChangeHeaders}) becomes. */
+    public enum KeyChanges
+    {
+        /** An insert of the new key; the delete half deletes the old one. */
+        AS_RECORDED,
+        /**
+         * An update from the old key (read from the header) to the new one, which deletes the old
+         * key's row and fills the new row's unchanged TOAST values from it, in whichever batch the
+         * create arrives; the caller then ignores the delete half. Only for a stream in which the
+         * create follows its delete with nothing of the old key in between (one ordered source).
+         */
+        AS_UPDATES,
+    }
+
+    public DebeziumRecordMapper(UnavailablePlaceholder placeholder, KeyChanges keyChanges)
+    {
+        this.placeholder = requireNonNull(placeholder, "placeholder is null");
+        this.keyChanges = requireNonNull(keyChanges, "keyChanges is null");
+    }
 
     public DebeziumRecordMapper(UnavailablePlaceholder placeholder)
     {
-        this.placeholder = requireNonNull(placeholder, "placeholder is null");
+        this(placeholder, KeyChanges.AS_RECORDED);
     }
 
     public DebeziumRecordMapper()
@@ -117,7 +138,12 @@ public final class DebeziumRecordMapper
         Struct after = envelope.getStruct("after");
         switch (op) {
             case "c" -> {
-                return Optional.of(ChangeEvent.insert(shape.schema(), Operation.INSERT, shape.row(required(after, "after", table, position), key, position), position, sourceTime));
+                Object[] row = shape.row(required(after, "after", table, position), key, position);
+                Struct oldKey = keyChanges == KeyChanges.AS_UPDATES ? KeyChangeHeaders.oldKey(record) : null;
+                if (oldKey != null && shape.hasKeyOf(oldKey.schema())) {
+                    return Optional.of(ChangeEvent.update(shape.schema(), shape.keyRow(oldKey, position), row, position, sourceTime));
+                }
+                return Optional.of(ChangeEvent.insert(shape.schema(), Operation.INSERT, row, position, sourceTime));
             }
             case "r" -> {
                 return Optional.of(ChangeEvent.insert(shape.schema(), Operation.READ, shape.row(required(after, "after", table, position), key, position), position, sourceTime));

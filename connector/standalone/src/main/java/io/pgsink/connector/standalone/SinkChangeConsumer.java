@@ -3,6 +3,7 @@ package io.pgsink.connector.standalone;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
+import io.pgsink.connector.debezium.KeyChangeHeaders;
 import io.pgsink.core.Backoff;
 import io.pgsink.core.ChangeEvent;
 import io.pgsink.core.Operation;
@@ -49,10 +50,10 @@ import static java.util.Objects.requireNonNull;
  *
  * <p>Debezium turns an update that changes the primary key into a delete of the old key (header
  * {@code __debezium.newkey}) directly followed by a create of the new key (header
- * {@code __debezium.oldkey}). Such a pair in one batch goes to {@link Sink#acceptKeyChange} as one
- * update, so that unchanged TOAST values of the create are filled from the old key's row. A pair
- * split across two engine batches is applied as a plain delete and insert; an unchanged TOAST value
- * in that insert then fails the flush, naming table and key.
+ * {@code __debezium.oldkey}) at the same source position. The delete is skipped; the mapper
+ * ({@link DebeziumRecordMapper.KeyChanges#AS_UPDATES}) turns the create into one update from the
+ * old key, which deletes the old row and fills the create's unchanged TOAST values from it, in
+ * the same batch or, when the engine split the pair, the next one.
  *
  * <p>A flush that fails with a {@linkplain SinkException#isTransient() transient} error (target
  * restarted, connection lost) is retried with backoff, since the sink keeps its buffers; any other
@@ -65,9 +66,6 @@ final class SinkChangeConsumer
         implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>>
 {
     private static final Logger log = LoggerFactory.getLogger(SinkChangeConsumer.class);
-    /** On the delete of a key change, the new key; on the create, the old one. */
-    private static final String NEW_KEY_HEADER = "__debezium.newkey";
-    private static final String OLD_KEY_HEADER = "__debezium.oldkey";
 
     private final String name;
     private final Sink sink;
@@ -101,24 +99,17 @@ final class SinkChangeConsumer
     {
         long newestSourceTime = 0;
         SourcePosition last = null;
-        for (int i = 0; i < records.size(); i++) {
-            SourceRecord sourceRecord = records.get(i).record();
+        for (RecordChangeEvent<SourceRecord> record : records) {
+            SourceRecord sourceRecord = record.record();
+            if (KeyChangeHeaders.isDeleteHalf(sourceRecord) || sourceRecord.value() == null) {
+                // the create half that follows a key change's delete carries the old key and is
+                // applied as one update (the mapper's AS_UPDATES); the delete, and a tombstone
+                // after it, share its position, which is stored only with it, so that a restart
+                // between the two replays both
+                continue;
+            }
             SourcePosition position = position(sourceRecord);
             Optional<ChangeEvent> event = mapper.map(sourceRecord, position);
-            if (event.isPresent() && i + 1 < records.size() && hasHeader(sourceRecord, NEW_KEY_HEADER) && event.get().operation() == Operation.DELETE) {
-                // Debezium splits a key change into a delete of the old key and a create of the new
-                // one: taken as one update, the create's unchanged TOAST values come from the old row
-                SourceRecord next = records.get(i + 1).record();
-                SourcePosition nextPosition = position(next);
-                Optional<ChangeEvent> insert = hasHeader(next, OLD_KEY_HEADER) ? mapper.map(next, nextPosition) : Optional.empty();
-                if (insert.isPresent() && insert.get().operation() == Operation.INSERT && insert.get().table().equals(event.get().table())) {
-                    sink.acceptKeyChange(event.get(), insert.get());
-                    newestSourceTime = Math.max(newestSourceTime, insert.get().sourceTimeMillis());
-                    last = nextPosition;
-                    i++;
-                    continue;
-                }
-            }
             if (event.isPresent()) {
                 if (log.isTraceEnabled()) {
                     log.trace("{} - processing {}", name, sourceRecord);
@@ -194,11 +185,6 @@ final class SinkChangeConsumer
         }
         snapshotTables.add(event.table());
         return true;
-    }
-
-    private static boolean hasHeader(SourceRecord record, String name)
-    {
-        return record.headers() != null && record.headers().lastWithName(name) != null;
     }
 
     private SourcePosition position(SourceRecord record)
