@@ -53,6 +53,19 @@ public final class ChangeEvent
     }
 
     /**
+     * The new row of a primary-key change whose old key is deleted by an event of its own (Debezium's
+     * create with the {@code __debezium.oldkey} header): an insert whose {@linkplain UnavailableValue
+     * unavailable} values are those of the row under {@code oldKeyRow}'s key (its key columns are
+     * read, the rest ignored), from the buffer or the target. Unlike a key-changing
+     * {@linkplain #update update}, it does not delete the old key: the delete comes in its own event,
+     * in the order the source gave it relative to other changes of that key.
+     */
+    public static ChangeEvent insertMovedFrom(TableSchema schema, Object[] oldKeyRow, Object[] after, SourcePosition position, long sourceTimeMillis)
+    {
+        return new ChangeEvent(schema.table(), Operation.INSERT, schema, requireNonNull(oldKeyRow, "oldKeyRow is null"), requireNonNull(after, "after is null"), position, sourceTimeMillis);
+    }
+
+    /**
      * A changed row. {@code before} may be null (PostgreSQL sends the old image only with REPLICA
      * IDENTITY FULL, or the old key when the key changed); when given and its key differs from the
      * new one, the old key is deleted.

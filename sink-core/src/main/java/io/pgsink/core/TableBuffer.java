@@ -87,7 +87,12 @@ final class TableBuffer
             return;
         }
         switch (event.operation()) {
-            case INSERT, READ -> upsert(event, eventSchema.keyOf(event.after()), null);
+            case INSERT, READ -> {
+                RowKey key = eventSchema.keyOf(event.after());
+                // the new row of a key change whose old key has its own delete: filled from it, not deleting it
+                RowKey movedFrom = event.before() == null ? null : eventSchema.keyOf(event.before());
+                upsert(event, key, null, key.equals(movedFrom) ? null : movedFrom);
+            }
             case UPDATE -> {
                 RowKey key = eventSchema.keyOf(event.after());
                 RowKey oldKey = null;
@@ -97,7 +102,7 @@ final class TableBuffer
                         oldKey = beforeKey;
                     }
                 }
-                upsert(event, key, oldKey);
+                upsert(event, key, oldKey, oldKey);
             }
             case DELETE -> {
                 RowKey key = eventSchema.keyOf(event.before());
@@ -107,24 +112,25 @@ final class TableBuffer
         }
     }
 
-    private void upsert(ChangeEvent event, RowKey key, @Nullable RowKey oldKey)
+    /**
+     * Sets {@code key}'s row. {@code oldKey}, when not null, is deleted (a key-changing update);
+     * unavailable values come from {@code fillKey}'s row (the old key of a key change) or else from
+     * {@code key}'s own.
+     */
+    private void upsert(ChangeEvent event, RowKey key, @Nullable RowKey oldKey, @Nullable RowKey fillKey)
     {
         Object[] row = event.after();
-        Entry previous;
         // a new key of a key-changing update did not exist at the source before (keys are unique)
-        boolean fresh = freshness(key, oldKey != null || event.operation() == Operation.INSERT);
+        boolean fresh = freshness(key, fillKey != null || event.operation() == Operation.INSERT);
+        Entry previous = entries.get(fillKey != null ? fillKey : key);
         if (oldKey != null) {
-            previous = entries.get(oldKey);
             put(oldKey, deleted(oldKey, event.position()));
-        }
-        else {
-            previous = entries.get(key);
         }
         boolean unavailable = fillUnavailable(row, previous == null ? null : previous.image);
         RowKey fillFrom = null;
         if (unavailable) {
             // what is still missing is in the target row of the key the row had before this batch
-            RowKey sourceKey = oldKey != null ? oldKey : key;
+            RowKey sourceKey = fillKey != null ? fillKey : key;
             fillFrom = previous != null && previous.fillFrom != null ? previous.fillFrom : sourceKey;
             if (fillFrom.equals(key)) {
                 fillFrom = null;

@@ -72,7 +72,15 @@ class BufferedSinkPropertyTest
                     ChangeEvent delete = ChangeEvent.delete(SCHEMA, event.before().clone(), event.position(), 0);
                     applySequentially(source, delete, removed);
                     applySequentially(source, event, removed);
-                    sink.acceptKeyChange(delete, ChangeEvent.insert(SCHEMA, event.after(), event.position(), 0));
+                    if (offset % 2 == 0) {
+                        sink.acceptKeyChange(delete, ChangeEvent.insert(SCHEMA, event.after(), event.position(), 0));
+                    }
+                    else {
+                        // as the Kafka Connect sink may get them from two partitions: the create, marked
+                        // with the old key, first (any flush may fall between the two)
+                        sink.accept(ChangeEvent.insertMovedFrom(SCHEMA, event.before().clone(), event.after(), event.position(), 0));
+                        sink.accept(delete);
+                    }
                     continue;
                 }
                 applySequentially(source, event, removed);

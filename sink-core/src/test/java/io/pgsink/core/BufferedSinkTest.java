@@ -118,6 +118,30 @@ class BufferedSinkTest
     }
 
     @Test
+    void theNewRowOfAKeyChangeIsFilledFromTheOldKeyInEitherOrderWithoutDeletingIt()
+    {
+        target.table(ORDERS).put(new RowKey(new Object[] {1L}), List.of(1L, "old", "big note"));
+        target.table(ORDERS).put(new RowKey(new Object[] {3L}), List.of(3L, "old", "other big note"));
+        target.table(ORDERS).put(new RowKey(new Object[] {6L}), List.of(6L, "old", "third big note"));
+        try (BufferedSink sink = sink(100, Long.MAX_VALUE, 1000)) {
+            // the delete of the old key first, as one partition gives them
+            sink.accept(ChangeEvent.delete(ORDERS_SCHEMA, new Object[] {1L, null, null}, at(1), 0));
+            sink.accept(ChangeEvent.insertMovedFrom(ORDERS_SCHEMA, new Object[] {1L, null, null}, new Object[] {2L, "moved", UnavailableValue.INSTANCE}, at(2), 0));
+            // the create first, as two partitions may give them
+            sink.accept(ChangeEvent.insertMovedFrom(ORDERS_SCHEMA, new Object[] {3L, null, null}, new Object[] {4L, "moved too", UnavailableValue.INSTANCE}, at(3), 0));
+            sink.accept(ChangeEvent.delete(ORDERS_SCHEMA, new Object[] {3L, null, null}, at(4), 0));
+            // the old key's own delete has not come yet: the old row stays
+            sink.accept(ChangeEvent.insertMovedFrom(ORDERS_SCHEMA, new Object[] {6L, null, null}, new Object[] {7L, "copied", UnavailableValue.INSTANCE}, at(5), 0));
+            sink.flush();
+        }
+        assertThat(target.table(ORDERS)).containsOnlyKeys(new RowKey(new Object[] {2L}), new RowKey(new Object[] {4L}), new RowKey(new Object[] {6L}), new RowKey(new Object[] {7L}));
+        assertThat(target.table(ORDERS).get(new RowKey(new Object[] {2L}))).containsExactly(2L, "moved", "big note");
+        assertThat(target.table(ORDERS).get(new RowKey(new Object[] {4L}))).containsExactly(4L, "moved too", "other big note");
+        assertThat(target.table(ORDERS).get(new RowKey(new Object[] {6L}))).containsExactly(6L, "old", "third big note");
+        assertThat(target.table(ORDERS).get(new RowKey(new Object[] {7L}))).containsExactly(7L, "copied", "third big note");
+    }
+
+    @Test
     void tablesAreFlushedTogetherInTableOrder()
     {
         try (BufferedSink sink = sink(100, Long.MAX_VALUE, 1000)) {

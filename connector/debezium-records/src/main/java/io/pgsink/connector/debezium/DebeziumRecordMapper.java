@@ -53,15 +53,20 @@ public final class DebeziumRecordMapper
     /** What the create half of a key change ({@link KeyChangeHeaders}) becomes. */
     public enum KeyChanges
     {
-        /** An insert of the new key; the delete half deletes the old one. */
-        AS_RECORDED,
+        /**
+         * An insert of the new key whose unchanged TOAST values come from the old key's row
+         * ({@link ChangeEvent#insertMovedFrom}); the delete half deletes the old key in its own
+         * place of the stream. Right for a stream in which the two may come in either order or be
+         * applied in different flushes, as long as the old row is still there when the create is.
+         */
+        INSERT_FILLED_FROM_OLD_KEY,
         /**
          * An update from the old key (read from the header) to the new one, which deletes the old
          * key's row and fills the new row's unchanged TOAST values from it, in whichever batch the
          * create arrives; the caller then ignores the delete half. Only for a stream in which the
          * create follows its delete with nothing of the old key in between (one ordered source).
          */
-        AS_UPDATES,
+        UPDATE_FROM_OLD_KEY,
     }
 
     public DebeziumRecordMapper(UnavailablePlaceholder placeholder, KeyChanges keyChanges)
@@ -72,7 +77,7 @@ public final class DebeziumRecordMapper
 
     public DebeziumRecordMapper(UnavailablePlaceholder placeholder)
     {
-        this(placeholder, KeyChanges.AS_RECORDED);
+        this(placeholder, KeyChanges.INSERT_FILLED_FROM_OLD_KEY);
     }
 
     public DebeziumRecordMapper()
@@ -139,9 +144,12 @@ public final class DebeziumRecordMapper
         switch (op) {
             case "c" -> {
                 Object[] row = shape.row(required(after, "after", table, position), key, position);
-                Struct oldKey = keyChanges == KeyChanges.AS_UPDATES ? KeyChangeHeaders.oldKey(record) : null;
+                Struct oldKey = KeyChangeHeaders.oldKey(record);
                 if (oldKey != null && shape.hasKeyOf(oldKey.schema())) {
-                    return Optional.of(ChangeEvent.update(shape.schema(), shape.keyRow(oldKey, position), row, position, sourceTime));
+                    Object[] oldKeyRow = shape.keyRow(oldKey, position);
+                    return Optional.of(keyChanges == KeyChanges.UPDATE_FROM_OLD_KEY
+                            ? ChangeEvent.update(shape.schema(), oldKeyRow, row, position, sourceTime)
+                            : ChangeEvent.insertMovedFrom(shape.schema(), oldKeyRow, row, position, sourceTime));
                 }
                 return Optional.of(ChangeEvent.insert(shape.schema(), Operation.INSERT, row, position, sourceTime));
             }

@@ -1,6 +1,7 @@
 package io.pgsink.connector.kafka;
 
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
+import io.pgsink.connector.debezium.KeyChangeHeaders;
 import io.pgsink.connector.debezium.RowShape;
 import io.pgsink.connector.debezium.UnavailablePlaceholder;
 import io.pgsink.core.ChangeEvent;
@@ -146,7 +147,9 @@ final class SinkRecordMapper
         }
         switch (event.operation()) {
             case INSERT, READ -> {
-                return ChangeEvent.insert(routed, event.operation(), event.after(), event.position(), event.sourceTimeMillis());
+                return event.before() != null
+                        ? ChangeEvent.insertMovedFrom(routed, event.before(), event.after(), event.position(), event.sourceTimeMillis())
+                        : ChangeEvent.insert(routed, event.operation(), event.after(), event.position(), event.sourceTimeMillis());
             }
             case UPDATE -> {
                 return ChangeEvent.update(routed, event.before(), event.after(), event.position(), event.sourceTimeMillis());
@@ -183,6 +186,11 @@ final class SinkRecordMapper
         long sourceTime = sourceTime(record, value);
         if ("true".equals(text(record, value, deletedField))) {
             return ChangeEvent.delete(shape.schema(), row, position, sourceTime);
+        }
+        Struct oldKey = KeyChangeHeaders.oldKey(record);
+        if (oldKey != null && shape.hasKeyOf(oldKey.schema())) {
+            // the create of a key change (ExtractNewRecordState keeps the headers): see DebeziumRecordMapper.KeyChanges
+            return ChangeEvent.insertMovedFrom(shape.schema(), shape.keyRow(oldKey, position), row, position, sourceTime);
         }
         String operation = text(record, value, operationField);
         if (operation == null) {

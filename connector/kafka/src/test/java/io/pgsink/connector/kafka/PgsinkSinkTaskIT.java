@@ -1,6 +1,8 @@
 package io.pgsink.connector.kafka;
 
 import io.pgsink.connector.debezium.DebeziumEnvelopes;
+import io.pgsink.connector.debezium.KeyChangeHeaders;
+import io.pgsink.connector.debezium.UnavailablePlaceholder;
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
 import io.pgsink.copy.testing.TestingSchema;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -152,6 +154,35 @@ class PgsinkSinkTaskIT
             records.add(event(fromId + i, partition, fromOffset + i));
         }
         return records;
+    }
+
+    /** A key change as Debezium writes it: the delete of the old key marked with the new one, or the create of the new key marked with the old one. */
+    private SinkRecord keyChange(String op, long id, long otherId, TopicPartition partition, long offset)
+    {
+        SinkRecord record = order(op, id, op.equals("d") ? null : UnavailablePlaceholder.DEFAULT, partition, offset);
+        record.headers().add(op.equals("d") ? KeyChangeHeaders.NEW_KEY : KeyChangeHeaders.OLD_KEY, orders.key(otherId), KEY);
+        return record;
+    }
+
+    /**
+     * The create of a key change, whose unchanged values Debezium did not send, takes them from the
+     * old key's row, whether its delete came first in the same batch or comes after it, in a later
+     * flush (the two travel on the partitions of their keys).
+     */
+    @Test
+    void theCreateOfAKeyChangeTakesUnsentValuesFromTheOldKeysRow()
+            throws SQLException
+    {
+        schema.execute("INSERT INTO orders VALUES (1, 'shipped'), (3, 'paid')");
+        PgsinkSinkTask task = start(new TestingSinkTaskContext(properties(Map.of()), null));
+        task.open(List.of(P0, P1));
+        task.put(List.of(keyChange("d", 1, 2, P1, 0), keyChange("c", 2, 1, P0, 0)));
+        task.put(List.of(keyChange("c", 4, 3, P0, 1)));
+        task.preCommit(Map.of(P0, new OffsetAndMetadata(2), P1, new OffsetAndMetadata(1)));
+        assertThat(query("SELECT id, status FROM orders ORDER BY id")).containsExactly(List.of("2", "shipped"), List.of("3", "paid"), List.of("4", "paid"));
+        task.put(List.of(keyChange("d", 3, 4, P1, 1)));
+        task.preCommit(Map.of(P0, new OffsetAndMetadata(2), P1, new OffsetAndMetadata(2)));
+        assertThat(query("SELECT id, status FROM orders ORDER BY id")).containsExactly(List.of("2", "shipped"), List.of("4", "paid"));
     }
 
     @Test

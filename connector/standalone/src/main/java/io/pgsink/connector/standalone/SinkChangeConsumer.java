@@ -103,7 +103,7 @@ final class SinkChangeConsumer
             SourceRecord sourceRecord = record.record();
             if (KeyChangeHeaders.isDeleteHalf(sourceRecord) || sourceRecord.value() == null) {
                 // the create half that follows a key change's delete carries the old key and is
-                // applied as one update (the mapper's AS_UPDATES); the delete, and a tombstone
+                // applied as one update (the mapper's UPDATE_FROM_OLD_KEY); the delete, and a tombstone
                 // after it, share its position, which is stored only with it, so that a restart
                 // between the two replays both
                 continue;

@@ -235,7 +235,7 @@ class SinkChangeConsumerTest
             @Override
             public void close() {}
         };
-        DebeziumRecordMapper mapper = new DebeziumRecordMapper(new UnavailablePlaceholder(UnavailablePlaceholder.DEFAULT), DebeziumRecordMapper.KeyChanges.AS_UPDATES);
+        DebeziumRecordMapper mapper = new DebeziumRecordMapper(new UnavailablePlaceholder(UnavailablePlaceholder.DEFAULT), DebeziumRecordMapper.KeyChanges.UPDATE_FROM_OLD_KEY);
         SinkChangeConsumer consumer = new SinkChangeConsumer("test", sink, mapper, new SinkMetrics("test"), () -> 0L, new Backoff(1, 1));
         consumer.handleBatch(List.of(
                 keyChange(10, 1, "d", "__debezium.newkey", 2),
