@@ -9,6 +9,7 @@ import io.pgsink.core.TableSchema;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.StringJoiner;
 
 import static io.pgsink.copy.SqlIdentifiers.quote;
@@ -17,8 +18,10 @@ import static io.pgsink.copy.SqlIdentifiers.quote;
  * {@code schema.evolution=add-columns}: the DDL that creates a missing target table from the source
  * schema (primary key from the source key; on Greenplum {@code DISTRIBUTED BY} the key) and adds
  * new source columns to it. Source types come from the adapter ({@link ColumnSchema#typeName()});
- * a column without one cannot be created. Dropped source columns are left in place; a column
- * whose source type changes to one the target column does not have stops the sink.
+ * a column without one cannot be created. A column added with a constant default gets it in the
+ * target too ({@link ColumnDefaults}), so that rows that existed before hold it as on the source.
+ * Dropped source columns are left in place; a column whose source type changes to one the target
+ * column does not have stops the sink.
  */
 final class SchemaEvolution
 {
@@ -38,7 +41,8 @@ final class SchemaEvolution
                 untyped.add(column.name());
                 continue;
             }
-            definitions.add(quote(column.name()) + " " + column.typeName() + (source.keyColumns().contains(column.name()) ? " NOT NULL" : ""));
+            definitions.add(quote(column.name()) + " " + column.typeName() + ColumnDefaults.expression(column).map(value -> " DEFAULT " + value).orElse("")
+                    + (source.keyColumns().contains(column.name()) ? " NOT NULL" : ""));
         }
         if (!untyped.isEmpty()) {
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot create target table " + target + " for " + source.table() + ": the source did not send the type of column(s) " + untyped
@@ -59,6 +63,7 @@ final class SchemaEvolution
     {
         List<String> statements = new ArrayList<>();
         List<String> untyped = new ArrayList<>();
+        List<String> defaults = new ArrayList<>();
         for (ColumnSchema column : source.columns()) {
             if (target.column(column.name()).isPresent()) {
                 continue;
@@ -67,12 +72,24 @@ final class SchemaEvolution
                 untyped.add(column.name());
                 continue;
             }
-            // no IF NOT EXISTS: Greenplum 6 (PostgreSQL 9.4) lacks it for columns
-            statements.add("ALTER TABLE " + Statements.qualified(target.id()) + " ADD COLUMN " + quote(column.name()) + " " + column.typeName());
+            Optional<String> defaultValue = ColumnDefaults.expression(column);
+            if (column.defaultValue() != null && defaultValue.isEmpty()) {
+                defaults.add(column.name() + " (" + column.typeName() + ")");
+                continue;
+            }
+            // no IF NOT EXISTS: Greenplum 6 (PostgreSQL 9.4) lacks it for columns. The default fills
+            // the rows that exist, as it did on the source, where they produced no change events
+            statements.add("ALTER TABLE " + Statements.qualified(target.id()) + " ADD COLUMN " + quote(column.name()) + " " + column.typeName()
+                    + defaultValue.map(value -> " DEFAULT " + value).orElse(""));
         }
         if (!untyped.isEmpty()) {
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot add column(s) " + untyped + " of " + source.table() + " to " + target.id()
                     + ": the source did not send their types (with Debezium, set column.propagate.source.type=.*); add them to the target yourself.");
+        }
+        if (!defaults.isEmpty()) {
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot add column(s) " + defaults + " of " + source.table() + " to " + target.id()
+                    + ": they have a default on the source that pgsink cannot write as a target default, and rows that existed before the column was added hold it there;"
+                    + " add the column(s) to the target yourself with the source's default (ALTER TABLE " + target.id() + " ADD COLUMN ... DEFAULT ...) and restart.");
         }
         return statements;
     }

@@ -6,6 +6,7 @@ import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
+import io.pgsink.core.UnavailableValue;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
@@ -126,8 +127,8 @@ public final class RowShape
         for (int i = 0; i < columnFields.size(); i++) {
             Field field = columnFields.get(i);
             fields[i] = field.name();
-            columns.add(new ColumnSchema(field.name(), SourceTypes.declaration(field.schema()), field.schema().isOptional()));
             converters[i] = converter(table, field, placeholder, position);
+            columns.add(new ColumnSchema(field.name(), SourceTypes.declaration(field.schema()), field.schema().isOptional(), defaultValue(field, converters[i])));
         }
         List<String> keyColumns = new ArrayList<>();
         if (keySchema != null) {
@@ -153,6 +154,27 @@ public final class RowShape
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Record keys of " + table + " at " + position + " are " + keySchema.type() + ", not structs of the key columns");
         }
         return create(table, keySchema, keySchema, keySchema.fields(), placeholder, position);
+    }
+
+    /**
+     * The column's default as Debezium describes it (constant defaults only: it cannot evaluate
+     * {@code now()} or {@code nextval(…)}), converted like the column's values; null when there is
+     * none or it cannot be converted.
+     */
+    @Nullable
+    private static Object defaultValue(Field field, ValueConverter converter)
+    {
+        Object value = field.schema().defaultValue();
+        if (value == null) {
+            return null;
+        }
+        try {
+            Object converted = converter.convert(value);
+            return converted == UnavailableValue.INSTANCE ? null : converted;
+        }
+        catch (RuntimeException e) {
+            return null;
+        }
     }
 
     private static ValueConverter converter(TableId table, Field field, UnavailablePlaceholder placeholder, SourcePosition position)

@@ -130,6 +130,34 @@ class SchemaChangesIT
         assertThat(target.query("SELECT count(*) FROM public.evolving WHERE id = 14")).containsExactly(List.of("0"));
     }
 
+    /**
+     * A column added with a constant default: PostgreSQL fills existing rows without rewriting them
+     * (no change events), so the target column gets the same default, and existing rows read it.
+     */
+    @Test
+    void columnsAddedWithAConstantDefaultHoldItInExistingTargetRows()
+            throws Exception
+    {
+        source.execute(
+                "CREATE TABLE public.defaults (id int PRIMARY KEY, a text)",
+                "INSERT INTO public.defaults SELECT g, 'a' || g FROM generate_series(1, 5) g");
+        try (RunningService running = RunningService.start(configuration("public.defaults"))) {
+            awaitEqual(running, "SELECT id, a FROM public.defaults ORDER BY id");
+            source.execute(
+                    "ALTER TABLE public.defaults ADD COLUMN n int DEFAULT 42, ADD COLUMN s text NOT NULL DEFAULT 'it''s', ADD COLUMN d date DEFAULT '2024-02-29',"
+                            + " ADD COLUMN m numeric(8,3) DEFAULT 12.5, ADD COLUMN f boolean DEFAULT true, ADD COLUMN plain int",
+                    "INSERT INTO public.defaults (id, a) VALUES (6, 'a6')",
+                    "INSERT INTO public.defaults VALUES (7, 'a7', 7, 'seven', '2000-01-01', 7.125, false, 7)");
+            awaitEqual(running, "SELECT id, a, n, s, d, m, f, plain FROM public.defaults ORDER BY id");
+            running.assertRunning();
+        }
+        assertThat(target.query("SELECT count(*) FROM public.defaults WHERE n = 42 AND s = 'it''s' AND d = '2024-02-29' AND m = 12.5 AND f AND plain IS NULL"))
+                .containsExactly(List.of("6"));
+        assertThat(target.query("SELECT attname, pg_get_expr(adbin, adrelid) FROM pg_attrdef JOIN pg_attribute ON attrelid = adrelid AND attnum = adnum"
+                + " WHERE adrelid = 'public.defaults'::regclass ORDER BY attnum"))
+                .containsExactly(List.of("n", "42"), List.of("s", "'it''s'::text"), List.of("d", "'2024-02-29'::date"), List.of("m", "12.500::numeric(8,3)"), List.of("f", "true"));
+    }
+
     @Test
     void identifiersThatNeedQuotingWorkEndToEnd()
             throws Exception
