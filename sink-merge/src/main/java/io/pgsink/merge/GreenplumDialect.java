@@ -52,6 +52,17 @@ final class GreenplumDialect
         return false;
     }
 
+    /**
+     * Greenplum 7 and Cloudberry (PostgreSQL 12 and 14 based) have {@code INSERT ... ON CONFLICT};
+     * Greenplum 6 (9.4 based) does not. See {@link TableWriter.ApplyMethod#UPSERT} for what the
+     * measurement on a Greenplum 7 cluster found.
+     */
+    @Override
+    public boolean prefersUpsert(int serverMajorVersion)
+    {
+        return serverMajorVersion >= 12;
+    }
+
     /** Not read: only {@code MERGE}, which Greenplum lacks, needs them. */
     @Override
     public boolean readsGeneratedColumns(int serverMajorVersion)
@@ -62,11 +73,22 @@ final class GreenplumDialect
     @Override
     public String deleteTouchedKeys(TargetTable target, String stagingName)
     {
+        return deleteJoined(target, stagingName, "");
+    }
+
+    @Override
+    public String deleteStagedDeletes(TargetTable target, String stagingName)
+    {
+        return deleteJoined(target, stagingName, " AND NOT s." + quote(StagingColumns.INSERT));
+    }
+
+    private static String deleteJoined(TargetTable target, String stagingName, String filter)
+    {
         StringJoiner conditions = new StringJoiner(" AND ");
         for (String column : target.primaryKey()) {
             conditions.add("t." + quote(column) + " = s." + quote(column));
         }
-        return "DELETE FROM " + Statements.qualified(target.id()) + " AS t USING " + quote(stagingName) + " AS s WHERE " + conditions;
+        return "DELETE FROM " + Statements.qualified(target.id()) + " AS t USING " + quote(stagingName) + " AS s WHERE " + conditions + filter;
     }
 
     @Override
