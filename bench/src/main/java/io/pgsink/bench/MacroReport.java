@@ -134,9 +134,9 @@ final class MacroReport
                 .append("growing with the batch or table means a per-batch or per-row cost that does not amortize.\n\n");
         out.append("| batch | table rows | method | events/s | vs pgsink | s per 1M events | client CPU s | server CPU s |\n|---:|---:|---|---:|---:|---:|---:|---:|\n");
         for (FlushBenchmark.Result result : results) {
-            out.append(String.format(Locale.ROOT, "| %,d | %,d | %s | %,.0f | %.2fx | %.2f | %.2f | %.2f |%n", result.batch(), result.baseRows(), result.method(),
+            out.append(String.format(Locale.ROOT, "| %,d | %,d | %s | %,.0f | %.2fx | %.2f | %.2f | %s |%n", result.batch(), result.baseRows(), result.method(),
                     result.eventsPerSecond(), FlushBenchmark.ratioToPgsink(results, result), result.seconds() / result.events() * 1e6, result.clientCpuSeconds(),
-                    result.serverCpuSeconds()));
+                    FlushBenchmark.cpuSeconds(result.serverCpuSeconds())));
         }
         out.append('\n');
     }
@@ -153,8 +153,8 @@ final class MacroReport
         out.append("| method | ms per flush | round trips per flush | client CPU ms per flush | server CPU ms per flush | events/s |\n|---|---:|---:|---:|---:|---:|\n");
         for (FlushBenchmark.Result result : results) {
             double flushes = result.flushes();
-            out.append(String.format(Locale.ROOT, "| %s | %.2f | %.1f | %.2f | %.2f | %,.0f |%n", result.method(), result.seconds() * 1000 / flushes, result.roundTrips() / flushes,
-                    result.clientCpuSeconds() * 1000 / flushes, result.serverCpuSeconds() * 1000 / flushes, result.eventsPerSecond()));
+            out.append(String.format(Locale.ROOT, "| %s | %.2f | %.1f | %.2f | %s | %,.0f |%n", result.method(), result.seconds() * 1000 / flushes, result.roundTrips() / flushes,
+                    result.clientCpuSeconds() * 1000 / flushes, FlushBenchmark.cpuSeconds(result.serverCpuSeconds() * 1000 / flushes), result.eventsPerSecond()));
         }
         out.append('\n');
     }

@@ -190,10 +190,13 @@ public final class MergeApplier
             long start = System.nanoTime();
             prepare(transaction, batch);
             start = phases.add(Phase.PREPARE, start);
-            // first, so that the transaction's BEGIN travels with it: before a COPY, pgjdbc sends
-            // BEGIN on its own and waits for the answer, a round trip of its own
-            transaction.positionsStored(positions.store(connection, session.dialect(), batch.positions()));
-            start = phases.add(Phase.POSITIONS, start);
+            boolean positionsLast = session.dialect().offsets().storesPositionsLast();
+            if (!positionsLast) {
+                // first, so that the transaction's BEGIN travels with it: before a COPY, pgjdbc sends
+                // BEGIN on its own and waits for the answer, a round trip of its own
+                transaction.positionsStored(positions.store(connection, session.dialect(), batch.positions()));
+                start = phases.add(Phase.POSITIONS, start);
+            }
             ApplyMethod method = applyMethod();
             for (TableBatch table : batch.tables()) {
                 current = table;
@@ -207,6 +210,10 @@ public final class MergeApplier
                 }
             }
             current = null;
+            if (positionsLast) {
+                transaction.positionsStored(positions.store(connection, session.dialect(), batch.positions()));
+                start = phases.add(Phase.POSITIONS, start);
+            }
             if (!rejected.isEmpty()) {
                 if (rejectedRowHandler.isPresent()) {
                     rejectedRowHandler.get().rejected(rejected);

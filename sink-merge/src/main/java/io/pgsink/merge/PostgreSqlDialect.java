@@ -111,6 +111,12 @@ final class PostgreSqlDialect
     }
 
     @Override
+    public boolean storesPositionsLast()
+    {
+        return false;
+    }
+
+    @Override
     public List<String> storeOffset(String qualifiedOffsetsTable)
     {
         return List.of("INSERT INTO " + qualifiedOffsetsTable + " AS o (source_offset, sink_name, source_partition, updated_at) VALUES (?, ?, ?, now())"

@@ -61,9 +61,9 @@ final class TargetCatalog
             WHERE p.localoid = ?
             ORDER BY k.position""";
 
-    /** Greenplum 6, 7 and Cloudberry list append-optimized tables (row and column oriented) in {@code pg_appendonly}. */
+    /** Greenplum 6, 7 and Cloudberry list append-optimized tables (row and column oriented) in {@code pg_appendonly}; unqualified as {@code gp_distribution_policy}. */
     @Language("SQL")
-    private static final String APPEND_OPTIMIZED = "SELECT 1 FROM pg_catalog.pg_appendonly WHERE relid = ?";
+    private static final String APPEND_OPTIMIZED = "SELECT 1 FROM pg_appendonly WHERE relid = ?";
 
     /** PostgreSQL 12+: generated columns, which no UPDATE may assign, and identity columns. */
     @Language("SQL")
