@@ -188,7 +188,7 @@ public final class MergeApplier
         try {
             Connection connection = transaction.connection();
             long start = System.nanoTime();
-            prepare(transaction, batch);
+            prepare(transaction, batch, freshKeys);
             start = phases.add(Phase.PREPARE, start);
             boolean positionsLast = session.dialect().offsets().storesPositionsLast();
             if (!positionsLast) {
@@ -265,17 +265,23 @@ public final class MergeApplier
         return session.supportsUpsert() ? ApplyMethod.UPSERT : ApplyMethod.DELETE_INSERT;
     }
 
-    /** Plans the batch's tables and creates their missing staging tables, committed before the data transaction starts. */
-    private void prepare(TargetTransaction transaction, Batch batch)
+    /**
+     * Plans the batch's tables and creates the staging tables they need and the connection lacks,
+     * committed before the data transaction starts.
+     */
+    private void prepare(TargetTransaction transaction, Batch batch, FreshKeys freshKeys)
             throws SQLException
     {
-        List<TablePlan> planned = new ArrayList<>();
+        List<TablePlan> staged = new ArrayList<>();
         for (TableBatch table : batch.tables()) {
             if (table.schema().isPresent() && !table.changes().isEmpty()) {
-                planned.add(plans.plan(transaction.connection(), session.dialect(), table.schema().get()));
+                TablePlan plan = plans.plan(transaction.connection(), session.dialect(), table.schema().get());
+                if (TableWriter.stages(plan, table, freshKeys)) {
+                    staged.add(plan);
+                }
             }
         }
-        staging.prepare(transaction, planned);
+        staging.prepare(transaction, staged);
     }
 
     /** A transaction; when no connection can be had, a {@link ErrorCode#TRANSIENT} failure: the target may come back. */
