@@ -23,7 +23,8 @@ import java.util.OptionalLong;
  *     writer, checkpointer and autovacuum work the method causes; so is any other client's work on
  *     the same server at the same time, which is why the benchmark should run on an otherwise idle
  *     server. Only available when the server runs on this machine (its postmaster is found from
- *     {@code pg_backend_pid()}); otherwise reported as unknown.</li>
+ *     {@code pg_backend_pid()}) and is not a Greenplum or Cloudberry cluster (whose segments run
+ *     postmasters of their own); otherwise reported as unknown.</li>
  * </ul>
  */
 final class CpuTimes
@@ -43,12 +44,26 @@ final class CpuTimes
             throws SQLException
     {
         try (Connection connection = database.connect(false); Statement statement = connection.createStatement();
-                ResultSet result = statement.executeQuery("SELECT pg_backend_pid()")) {
+                ResultSet result = statement.executeQuery("SELECT pg_backend_pid(), version()")) {
             result.next();
             long backend = result.getLong(1);
+            if (distributed(result.getString(2))) {
+                return new CpuTimes(OptionalLong.empty());
+            }
             long[] stat = stat(backend);
             return new CpuTimes(stat == null ? OptionalLong.empty() : OptionalLong.of(stat[0]));
         }
+    }
+
+    /**
+     * Greenplum and Cloudberry run a postmaster per segment besides the coordinator's, whose process
+     * tree is all {@code pg_backend_pid()} leads to: counting it alone would understate the server's
+     * work, so the server's CPU is reported as unknown there.
+     */
+    static boolean distributed(String version)
+    {
+        String lower = version.toLowerCase(java.util.Locale.ROOT);
+        return lower.contains("greenplum") || lower.contains("cloudberry");
     }
 
     boolean serverKnown()

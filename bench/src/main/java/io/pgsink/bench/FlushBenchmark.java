@@ -41,8 +41,8 @@ import static java.util.Objects.requireNonNull;
  * </ul>
  *
  * Timing is wall-clock for applying the whole stream, one run per method and case; CPU seconds
- * are measured as {@link CpuTimes} describes. Run it more than once before believing a difference
- * under 10%.
+ * are measured as {@link CpuTimes} describes. {@code --runs N} repeats everything N times and prints
+ * the spread ({@link RunSpread}): do not believe a difference within it.
  */
 public final class FlushBenchmark
 {
@@ -213,8 +213,8 @@ public final class FlushBenchmark
                         timed.clientCpuSeconds, timed.serverCpuSeconds, roundTrips, expectedChecksum);
                 results.add(result);
                 if (options.verbose()) {
-                    System.out.printf(Locale.ROOT, "%-8s %-40s %-40s %,10d events %8.2f s %,12.0f events/s  client %6.2f s  server %6.2f s%s  (final state verified: %s)%n",
-                            suite, result.caseName(), result.method(), result.events(), result.seconds(), result.eventsPerSecond(), result.clientCpuSeconds(), result.serverCpuSeconds(),
+                    System.out.printf(Locale.ROOT, "%-8s %-40s %-40s %,10d events %8.2f s %,12.0f events/s  client %6.2f s  server %s s%s  (final state verified: %s)%n",
+                            suite, result.caseName(), result.method(), result.events(), result.seconds(), result.eventsPerSecond(), result.clientCpuSeconds(), cpuSeconds(result.serverCpuSeconds()),
                             Double.isNaN(roundTrips) ? "" : String.format(Locale.ROOT, "  %.1f round trips/flush", roundTrips / result.flushes()), expectedChecksum);
                 }
             }
@@ -328,11 +328,17 @@ public final class FlushBenchmark
     {
         StringBuilder table = new StringBuilder("| case | method | events | seconds | events/s | vs pgsink | client CPU s | server CPU s |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
         for (Result result : results) {
-            table.append(String.format(Locale.ROOT, "| %s | %s | %,d | %.2f | %,.0f | %.2fx | %.2f | %.2f |%n",
+            table.append(String.format(Locale.ROOT, "| %s | %s | %,d | %.2f | %,.0f | %.2fx | %.2f | %s |%n",
                     result.caseName(), result.method(), result.events(), result.seconds(), result.eventsPerSecond(), ratioToPgsink(results, result), result.clientCpuSeconds(),
-                    result.serverCpuSeconds()));
+                    cpuSeconds(result.serverCpuSeconds())));
         }
         return table.toString();
+    }
+
+    /** CPU seconds with two decimals, or "unknown" (NaN: the server is not on this machine, or is a cluster). */
+    static String cpuSeconds(double seconds)
+    {
+        return Double.isNaN(seconds) ? "unknown" : String.format(Locale.ROOT, "%.2f", seconds);
     }
 
     /** This result's events/s over pgsink's (the method named {@code pgsink (COPY + merge)}) in the same case. */

@@ -5,6 +5,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -64,6 +65,9 @@ final class FlushBenchmarkCommand
     @Option(names = "--small-flushes", defaultValue = "2000", description = "Flushes of the small suite (default: ${DEFAULT-VALUE}).")
     int smallFlushes;
 
+    @Option(names = "--runs", defaultValue = "1", description = "Times to run everything, to show the noise: each run's table, then the spread (default: ${DEFAULT-VALUE}).")
+    int runs;
+
     @Option(names = "--small-batch", defaultValue = "100", description = "Events per flush of the small suite (default: ${DEFAULT-VALUE}).")
     int smallBatch;
 
@@ -86,9 +90,22 @@ final class FlushBenchmarkCommand
     {
         FlushBenchmark.Options options = options();
         String loadAverage = MacroReport.loadAverage();
-        List<FlushBenchmark.Result> results = FlushBenchmark.run(options);
-        System.out.println();
-        System.out.println(FlushBenchmark.table(results));
+        List<List<FlushBenchmark.Result>> all = new ArrayList<>();
+        List<FlushBenchmark.Result> results = List.of();
+        for (int run = 1; run <= runs; run++) {
+            results = FlushBenchmark.run(options);
+            all.add(results);
+            System.out.println();
+            if (runs > 1) {
+                System.out.println("Run " + run + " of " + runs + ":");
+            }
+            System.out.println(FlushBenchmark.table(results));
+        }
+        if (runs > 1) {
+            System.out.println("Spread over " + runs + " runs:");
+            System.out.println(RunSpread.table(all));
+        }
+        // the report shows the last run
         if (report != null) {
             List<Path> written = MacroReport.write(report, reportName, commandLine, options, loadAverage, results);
             written.forEach(path -> System.out.println("Wrote " + path));

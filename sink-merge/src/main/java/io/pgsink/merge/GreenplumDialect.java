@@ -52,6 +52,17 @@ final class GreenplumDialect
         return false;
     }
 
+    /**
+     * Greenplum 7 and Cloudberry (PostgreSQL 12 and 14 based) have {@code INSERT ... ON CONFLICT};
+     * Greenplum 6 (9.4 based) does not. See {@link TableWriter.ApplyMethod#UPSERT} for what the
+     * measurement on a Greenplum 7 cluster found.
+     */
+    @Override
+    public boolean prefersUpsert(int serverMajorVersion)
+    {
+        return serverMajorVersion >= 12;
+    }
+
     /** Not read: only {@code MERGE}, which Greenplum lacks, needs them. */
     @Override
     public boolean readsGeneratedColumns(int serverMajorVersion)
@@ -62,11 +73,40 @@ final class GreenplumDialect
     @Override
     public String deleteTouchedKeys(TargetTable target, String stagingName)
     {
+        return deleteJoined(target, stagingName, "");
+    }
+
+    @Override
+    public String deleteStagedDeletes(TargetTable target, String stagingName)
+    {
+        return deleteJoined(target, stagingName, " AND NOT s." + quote(StagingColumns.INSERT));
+    }
+
+    /**
+     * A join of the staging table with the target on the key. The staging table is distributed
+     * like the target, so each segment joins its own rows without moving any. Greenplum's planner
+     * has no statistics for the fresh staging table and picks a hash join that reads the whole
+     * target on every segment (measured on Greenplum 7 with 2 segments: 410 ms to delete the keys
+     * of 5,000 staged rows from a 500,000-row table); with hash and merge joins off for the
+     * transaction, it probes the primary-key index once per staged key (23 to 45 ms), for single
+     * and composite keys alike. ({@code k = ANY(ARRAY(SELECT ...))}, PostgreSQL's way, gathers the
+     * keys on the coordinator and takes 31 ms for a single key, but turns into a full scan for a
+     * composite one: 179 ms.)
+     */
+    private static String deleteJoined(TargetTable target, String stagingName, String filter)
+    {
         StringJoiner conditions = new StringJoiner(" AND ");
         for (String column : target.primaryKey()) {
             conditions.add("t." + quote(column) + " = s." + quote(column));
         }
-        return "DELETE FROM " + Statements.qualified(target.id()) + " AS t USING " + quote(stagingName) + " AS s WHERE " + conditions;
+        return "SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; "
+                + "DELETE FROM " + Statements.qualified(target.id()) + " AS t USING " + quote(stagingName) + " AS s WHERE " + conditions + filter;
+    }
+
+    @Override
+    public boolean storesPositionsLast()
+    {
+        return true;
     }
 
     @Override

@@ -13,6 +13,7 @@ import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.core.TableBatch;
+import io.pgsink.merge.FlushPhases.Phase;
 import io.pgsink.merge.RejectedRowIsolator.Ending;
 import io.pgsink.merge.RejectedRowIsolator.TableFailure;
 import io.pgsink.merge.TableWriter.ApplyMethod;
@@ -132,13 +133,9 @@ public final class MergeApplier
     @Override
     public void apply(Batch batch)
     {
-        long start = System.nanoTime();
         List<RejectedRow> rejected = isolator.apply(batch, this::transaction);
         for (RejectedRow row : rejected) {
             log.warn("{} - skipped a row the target refused (errors.tolerance=all): {}", sinkName, row.describe());
-        }
-        if (log.isDebugEnabled()) {
-            log.debug("{} - applied {} events to {} tables in {} ms", sinkName, batch.events(), batch.tables().size(), (System.nanoTime() - start) / 1_000_000);
         }
     }
 
@@ -187,23 +184,36 @@ public final class MergeApplier
     {
         TargetTransaction transaction = begin("Cannot apply batch of " + batch.events() + " events");
         TableBatch current = null;
+        FlushPhases phases = new FlushPhases();
         try {
             Connection connection = transaction.connection();
-            prepare(transaction, batch);
-            // first, so that the transaction's BEGIN travels with it: before a COPY, pgjdbc sends
-            // BEGIN on its own and waits for the answer, a round trip of its own
-            transaction.positionsStored(positions.store(connection, session.dialect(), batch.positions()));
-            ApplyMethod method = mergeAllowed && session.supportsMerge() ? ApplyMethod.MERGE : ApplyMethod.DELETE_INSERT;
+            long start = System.nanoTime();
+            prepare(transaction, batch, freshKeys);
+            start = phases.add(Phase.PREPARE, start);
+            boolean positionsLast = session.dialect().offsets().storesPositionsLast();
+            if (!positionsLast) {
+                // first, so that the transaction's BEGIN travels with it: before a COPY, pgjdbc sends
+                // BEGIN on its own and waits for the answer, a round trip of its own
+                transaction.positionsStored(positions.store(connection, session.dialect(), batch.positions()));
+                start = phases.add(Phase.POSITIONS, start);
+            }
+            ApplyMethod method = applyMethod();
             for (TableBatch table : batch.tables()) {
                 current = table;
                 if (table.truncate()) {
                     writer.truncate(connection, plans.route(table.table()));
+                    start = phases.add(Phase.TRUNCATE, start);
                 }
                 if (!table.changes().isEmpty()) {
-                    writer.write(connection, plans.planned(table.table()), table, freshKeys, method);
+                    writer.write(connection, plans.planned(table.table()), table, freshKeys, method, phases);
+                    start = System.nanoTime();
                 }
             }
             current = null;
+            if (positionsLast) {
+                transaction.positionsStored(positions.store(connection, session.dialect(), batch.positions()));
+                start = phases.add(Phase.POSITIONS, start);
+            }
             if (!rejected.isEmpty()) {
                 if (rejectedRowHandler.isPresent()) {
                     rejectedRowHandler.get().rejected(rejected);
@@ -211,10 +221,15 @@ public final class MergeApplier
                 else {
                     deadLetters.write(connection, session.dialect(), rejected);
                 }
+                start = phases.add(Phase.REJECTED, start);
             }
             switch (ending) {
                 case COMMIT -> transaction.commit(batch.events());
                 case ROLLBACK -> transaction.rollback();
+            }
+            phases.add(Phase.COMMIT, start);
+            if (log.isDebugEnabled()) {
+                log.debug("{} - flush of {} events to {} tables ({}): {}", sinkName, batch.events(), batch.tables().size(), method, phases);
             }
         }
         catch (SQLException e) {
@@ -238,17 +253,35 @@ public final class MergeApplier
         }
     }
 
-    /** Plans the batch's tables and creates their missing staging tables, committed before the data transaction starts. */
-    private void prepare(TargetTransaction transaction, Batch batch)
+    /** How staged changes to keys the target may hold are applied, by {@code target.update.mode} and what the server offers. */
+    private ApplyMethod applyMethod()
+    {
+        if (!mergeAllowed) {
+            return ApplyMethod.DELETE_INSERT;
+        }
+        if (session.supportsMerge()) {
+            return ApplyMethod.MERGE;
+        }
+        return session.supportsUpsert() ? ApplyMethod.UPSERT : ApplyMethod.DELETE_INSERT;
+    }
+
+    /**
+     * Plans the batch's tables and creates the staging tables they need and the connection lacks,
+     * committed before the data transaction starts.
+     */
+    private void prepare(TargetTransaction transaction, Batch batch, FreshKeys freshKeys)
             throws SQLException
     {
-        List<TablePlan> planned = new ArrayList<>();
+        List<TablePlan> staged = new ArrayList<>();
         for (TableBatch table : batch.tables()) {
             if (table.schema().isPresent() && !table.changes().isEmpty()) {
-                planned.add(plans.plan(transaction.connection(), session.dialect(), table.schema().get()));
+                TablePlan plan = plans.plan(transaction.connection(), session.dialect(), table.schema().get());
+                if (TableWriter.stages(plan, table, freshKeys)) {
+                    staged.add(plan);
+                }
             }
         }
-        staging.prepare(transaction, planned);
+        staging.prepare(transaction, staged);
     }
 
     /** A transaction; when no connection can be had, a {@link ErrorCode#TRANSIENT} failure: the target may come back. */

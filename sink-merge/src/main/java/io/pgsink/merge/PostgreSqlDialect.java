@@ -43,11 +43,23 @@ final class PostgreSqlDialect
     @Override
     public String deleteTouchedKeys(TargetTable target, String stagingName)
     {
+        return deleteProbingKeys(target, quote(stagingName));
+    }
+
+    @Override
+    public String deleteStagedDeletes(TargetTable target, String stagingName)
+    {
+        return deleteProbingKeys(target, quote(stagingName) + " WHERE NOT " + quote(StagingColumns.INSERT));
+    }
+
+    /** Deletes the keys {@code keySource} (a table name, optionally followed by a WHERE clause) holds, probing the primary-key index per key. */
+    static String deleteProbingKeys(TargetTable target, String keySource)
+    {
         String table = Statements.qualified(target.id());
         List<String> key = target.primaryKey();
         if (key.size() == 1) {
             String column = quote(key.get(0));
-            return "DELETE FROM " + table + " WHERE " + column + " = ANY(ARRAY(SELECT " + column + " FROM " + quote(stagingName) + "))";
+            return "DELETE FROM " + table + " WHERE " + column + " = ANY(ARRAY(SELECT " + column + " FROM " + keySource + "))";
         }
         StringJoiner arrays = new StringJoiner(", ");
         StringJoiner aggregates = new StringJoiner(", ");
@@ -63,7 +75,7 @@ final class PostgreSqlDialect
             unnestColumns.add(array);
             conditions.add("t." + column + " = u." + array);
         }
-        return "DELETE FROM " + table + " AS t USING (SELECT " + aggregates + " FROM " + quote(stagingName) + ") AS a, "
+        return "DELETE FROM " + table + " AS t USING (SELECT " + aggregates + " FROM " + keySource + ") AS a, "
                 + "unnest(" + unnestArguments + ") AS u(" + unnestColumns + ") WHERE " + conditions;
     }
 
@@ -85,10 +97,23 @@ final class PostgreSqlDialect
         return serverMajorVersion >= 15;
     }
 
+    /** Before 15 (no {@code MERGE}), PostgreSQL deletes and inserts: the upsert was measured on Greenplum only. */
+    @Override
+    public boolean prefersUpsert(int serverMajorVersion)
+    {
+        return false;
+    }
+
     @Override
     public boolean readsGeneratedColumns(int serverMajorVersion)
     {
         return serverMajorVersion >= 12;
+    }
+
+    @Override
+    public boolean storesPositionsLast()
+    {
+        return false;
     }
 
     @Override

@@ -11,6 +11,13 @@ interface ServerFeatures
     boolean supportsMerge(int serverMajorVersion);
 
     /**
+     * Whether, without {@code MERGE}, staged changes to keys the target may hold are applied
+     * faster by {@code INSERT ... ON CONFLICT DO UPDATE} (and a delete of deleted keys only) than
+     * by deleting every touched key and inserting the final rows.
+     */
+    boolean prefersUpsert(int serverMajorVersion);
+
+    /**
      * Whether the catalog tells generated and identity columns apart ({@code pg_attribute.attgenerated},
      * {@code attidentity}, PostgreSQL 12+), which the sink reads only where {@code MERGE} needs them.
      */

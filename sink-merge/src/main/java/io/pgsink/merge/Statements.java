@@ -84,6 +84,33 @@ final class Statements
     }
 
     /**
+     * Inserts every staged row that is not a delete, updating the row of a key the target holds
+     * ({@link TableWriter.ApplyMethod#UPSERT}). As {@link #mergeFromStaging}, the update rewrites
+     * the whole row: source columns get the staged values, the target's other columns their
+     * defaults. Key columns are never assigned (on Greenplum they hold the distribution key, which
+     * {@code ON CONFLICT DO UPDATE} may not change).
+     */
+    static String upsertFromStaging(TargetTable target, List<TargetColumn> columns, String stagingName)
+    {
+        StringJoiner assignments = new StringJoiner(", ");
+        for (TargetColumn column : columns) {
+            if (!target.primaryKey().contains(column.name())) {
+                assignments.add(quote(column.name()) + " = EXCLUDED." + quote(column.name()));
+            }
+        }
+        List<String> staged = columns.stream().map(TargetColumn::name).toList();
+        for (TargetColumn column : target.columns()) {
+            if (!staged.contains(column.name()) && !column.generated()) {
+                assignments.add(quote(column.name()) + " = DEFAULT");
+            }
+        }
+        StringJoiner key = new StringJoiner(", ");
+        target.primaryKey().forEach(column -> key.add(quote(column)));
+        return insertFromStaging(target.id(), columns, stagingName) + " ON CONFLICT (" + key + ") DO "
+                + (assignments.length() == 0 ? "NOTHING" : "UPDATE SET " + assignments);
+    }
+
+    /**
      * Fills unavailable (unchanged TOAST) values of staged rows from the current target row of the
      * same key, and clears the mask of every row it filled. Position {@code i} (1-based) of the
      * mask stands for the {@code i}-th staged column.

@@ -44,6 +44,8 @@ final class TablePlan
     final String insertFromStaging;
     /** Deletes, updates and inserts every staged change in one statement (PostgreSQL 15+, see {@link Statements#mergeFromStaging}). */
     final String merge;
+    /** Deletes the staged deletes, and upserts every other staged row (see {@link TableWriter.ApplyMethod#UPSERT}). */
+    final String upsert;
     /**
      * Whether {@link #merge} may apply this table's rows: not when a staged column other than the
      * key is {@code GENERATED ALWAYS AS IDENTITY}, which COPY writes as given but an UPDATE cannot.
@@ -77,6 +79,7 @@ final class TablePlan
             this.delete = "";
             this.insertFromStaging = "";
             this.merge = "";
+            this.upsert = "";
             this.mergeable = false;
         }
         else {
@@ -94,8 +97,18 @@ final class TablePlan
             this.delete = dialect.delete().deleteTouchedKeys(target, stagingName);
             this.insertFromStaging = Statements.insertFromStaging(target.id(), columns, stagingName);
             this.merge = Statements.mergeFromStaging(target, columns, stagingName);
+            this.upsert = dialect.delete().deleteStagedDeletes(target, stagingName) + "; " + Statements.upsertFromStaging(target, columns, stagingName);
             this.mergeable = columns.stream().noneMatch(column -> column.identityAlways() && !target.primaryKey().contains(column.name()));
         }
+    }
+
+    /**
+     * Whether {@link #upsert} may apply this table's rows: the user may update it, {@link #mergeable},
+     * and not append-optimized ({@code ON CONFLICT} needs a heap table).
+     */
+    boolean upsertable()
+    {
+        return mergeable && target.updatable() && !target.appendOptimized();
     }
 
     /**

@@ -84,6 +84,13 @@ final class TableWriter
     {
         /** One {@code MERGE}, for the tables whose rows it pays for (PostgreSQL 15+, when {@code target.update.mode} allows it). */
         MERGE,
+        /**
+         * Where there is no {@code MERGE} but {@code INSERT ... ON CONFLICT} (Greenplum 7, Apache
+         * Cloudberry): staged rows are upserted, and only deleted keys deleted, by two statements
+         * sent together; for the tables {@code MERGE} would take, and neither append-optimized
+         * (which {@code ON CONFLICT} refuses) nor distributed by a column the update would set.
+         */
+        UPSERT,
         /** Delete every touched key, then insert the final rows. */
         DELETE_INSERT,
     }
@@ -106,18 +113,45 @@ final class TableWriter
         }
     }
 
-    /** Writes the batch's changes (not its truncate, see {@link #truncate}) to the plan's target table. */
-    void write(Connection connection, TablePlan plan, TableBatch batch, FreshKeys freshKeys, ApplyMethod method)
-            throws SQLException
+    /**
+     * Whether {@link #write} may COPY some of the batch's changes into the plan's staging table:
+     * false when every change is a row of a trusted fresh key, which goes straight into the target
+     * (an insert-only stream), so that no staging table is created for it (on Greenplum a
+     * {@code CREATE TEMPORARY TABLE} takes 100 to 350 ms).
+     */
+    static boolean stages(TablePlan plan, TableBatch batch, FreshKeys freshKeys)
     {
         if (plan.appendOnly) {
+            return false;
+        }
+        if (freshKeys == FreshKeys.DISTRUSTED || batch.changes().size() <= SMALL_BATCH_CHANGES) {
+            return true;
+        }
+        for (RowChange change : batch.changes()) {
+            if (RowFilter.STAGED_TRUSTING_FRESH_KEYS.test(change)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Writes the batch's changes (not its truncate, see {@link #truncate}) to the plan's target table. */
+    void write(Connection connection, TablePlan plan, TableBatch batch, FreshKeys freshKeys, ApplyMethod method, FlushPhases phases)
+            throws SQLException
+    {
+        long start = System.nanoTime();
+        if (plan.appendOnly) {
             copy(connection, plan, batch, CopyRows.Layout.TARGET_ROWS, RowFilter.DIRECT, FreshKeys.DISTRUSTED);
+            phases.add(FlushPhases.Phase.COPY_TARGET, start);
             return;
         }
+        // merge: stage whole rows and apply them with one statement (MERGE, or the upsert)
         boolean merge = switch (method) {
             case MERGE -> plan.mergeable && plan.target.updatable() && narrowRows(batch);
+            case UPSERT -> plan.upsertable() && narrowRows(batch);
             case DELETE_INSERT -> false;
         };
+        String apply = !merge ? plan.delete : method == ApplyMethod.MERGE ? plan.merge : plan.upsert;
         boolean stageAll = switch (freshKeys) {
             case TRUSTED -> merge && batch.changes().size() <= SMALL_BATCH_CHANGES;
             case DISTRUSTED -> true;
@@ -133,25 +167,30 @@ final class TableWriter
         }
         if (anyStaged) {
             copy(connection, plan, batch, merge ? CopyRows.Layout.STAGED_ROWS : CopyRows.Layout.STAGED_KEYS, staged, FreshKeys.DISTRUSTED);
+            start = phases.add(FlushPhases.Phase.COPY_STAGING, start);
             if (batch.rowsWithUnavailableValues() > 0) {
                 try (Statement statement = connection.createStatement()) {
                     statement.executeUpdate(plan.fill);
                     checkFilled(statement, plan);
                 }
+                start = phases.add(FlushPhases.Phase.FILL, start);
             }
             // prepared, so that after a few flushes pgjdbc keeps them prepared on the server, which
             // then plans them once per connection rather than at every flush
-            try (PreparedStatement statement = connection.prepareStatement(merge ? plan.merge : plan.delete)) {
+            try (PreparedStatement statement = connection.prepareStatement(apply)) {
                 statement.execute();
             }
+            start = phases.add(FlushPhases.Phase.APPLY, start);
         }
         if (anyDirect) {
             copy(connection, plan, batch, CopyRows.Layout.TARGET_ROWS, direct, freshKeys);
+            start = phases.add(FlushPhases.Phase.COPY_TARGET, start);
         }
         if (!merge && batch.rowsWithUnavailableValues() > 0) {
             try (Statement statement = connection.createStatement()) {
                 statement.executeUpdate(plan.insertFromStaging);
             }
+            phases.add(FlushPhases.Phase.INSERT, start);
         }
     }
 

@@ -61,6 +61,10 @@ final class TargetCatalog
             WHERE p.localoid = ?
             ORDER BY k.position""";
 
+    /** Greenplum 6, 7 and Cloudberry list append-optimized tables (row and column oriented) in {@code pg_appendonly}; unqualified as {@code gp_distribution_policy}. */
+    @Language("SQL")
+    private static final String APPEND_OPTIMIZED = "SELECT 1 FROM pg_appendonly WHERE relid = ?";
+
     /** PostgreSQL 12+: generated columns, which no UPDATE may assign, and identity columns. */
     @Language("SQL")
     private static final String GENERATED_COLUMNS = "SELECT a.attname, a.attgenerated <> '', a.attidentity = 'a' FROM pg_catalog.pg_attribute a"
@@ -105,8 +109,13 @@ final class TargetCatalog
             }
         }
         List<String> primaryKey = names(connection, PRIMARY_KEY, oid);
-        List<String> distributionKey = dialect.distribution().distributes() ? names(connection, DISTRIBUTION_KEY, oid) : List.of();
-        return Optional.of(new TargetTable(id, columns, primaryKey, distributionKey, updatable));
+        List<String> distributionKey = List.of();
+        boolean appendOptimized = false;
+        if (dialect.distribution().distributes()) {
+            distributionKey = names(connection, DISTRIBUTION_KEY, oid);
+            appendOptimized = !names(connection, APPEND_OPTIMIZED, oid).isEmpty();
+        }
+        return Optional.of(new TargetTable(id, columns, primaryKey, distributionKey, updatable, appendOptimized));
     }
 
     static boolean schemaExists(Connection connection, String schema)

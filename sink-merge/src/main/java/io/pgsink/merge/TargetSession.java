@@ -96,6 +96,12 @@ final class TargetSession
         return dialect.features().supportsMerge(serverMajorVersion);
     }
 
+    /** Whether the server applies flushes best with {@code INSERT ... ON CONFLICT DO UPDATE} (see {@link ServerFeatures#prefersUpsert}). */
+    boolean supportsUpsert()
+    {
+        return dialect.features().prefersUpsert(serverMajorVersion);
+    }
+
     /**
      * Starts a transaction (auto-commit is off) on a connection of the pool, starting the pool
      * first when there is none.

@@ -16,9 +16,17 @@ import static java.util.Objects.requireNonNull;
  * @param distributionKey Greenplum distribution-key columns; empty on PostgreSQL or for randomly distributed tables
  * @param updatable whether the target user may UPDATE the table, which lets PostgreSQL 15+ apply
  *         a flush's changes to existing keys with one {@code MERGE} instead of a delete and an insert
+ * @param appendOptimized whether it is a Greenplum append-optimized table (row or column oriented),
+ *         which {@code INSERT ... ON CONFLICT} refuses
  */
-public record TargetTable(TableId id, List<TargetColumn> columns, List<String> primaryKey, List<String> distributionKey, boolean updatable)
+public record TargetTable(TableId id, List<TargetColumn> columns, List<String> primaryKey, List<String> distributionKey, boolean updatable, boolean appendOptimized)
 {
+    /** A heap table. */
+    public TargetTable(TableId id, List<TargetColumn> columns, List<String> primaryKey, List<String> distributionKey, boolean updatable)
+    {
+        this(id, columns, primaryKey, distributionKey, updatable, false);
+    }
+
     /** A table the user may not update: flushes delete and insert. */
     public TargetTable(TableId id, List<TargetColumn> columns, List<String> primaryKey, List<String> distributionKey)
     {

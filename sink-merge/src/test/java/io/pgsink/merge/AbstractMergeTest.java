@@ -41,7 +41,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * What a flush must do on every target database: the change-stream, TOAST, truncate, replay and
  * staging-table cases. One subclass per target: {@link MergeApplierIT} (PostgreSQL),
  * {@link GreenplumDialectOnPostgreSqlIT} (the Greenplum dialect's statements run on PostgreSQL),
- * and the Greenplum and Cloudberry container tests ({@link AbstractGreenplumMergeTest}).
+ * and the Greenplum tests ({@link AbstractGreenplumMergeTest}: the cluster at PGSINK_TEST_GREENPLUM_URL, or containers).
  *
  * <p>Each class works in its own schema, created before and dropped after it; every test checks
  * that its sinks closed their connections.

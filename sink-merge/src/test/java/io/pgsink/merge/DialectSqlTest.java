@@ -87,8 +87,8 @@ class DialectSqlTest
         statements.add(staging);
 
         String delete = dialect.delete().deleteTouchedKeys(ORDERS, "pgsink_stage_1_order_lines");
-        assertThat(delete).isEqualTo(
-                "DELETE FROM \"Shop\".\"order lines\" AS t USING \"pgsink_stage_1_order_lines\" AS s WHERE t.\"tenant\" = s.\"tenant\" AND t.\"id\" = s.\"id\"");
+        assertThat(delete).isEqualTo("SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; "
+                + "DELETE FROM \"Shop\".\"order lines\" AS t USING \"pgsink_stage_1_order_lines\" AS s WHERE t.\"tenant\" = s.\"tenant\" AND t.\"id\" = s.\"id\"");
         statements.add(delete);
 
         String insert = Statements.insertFromStaging(ORDERS.id(), ORDERS.columns(), "pgsink_stage_1_order_lines");
@@ -179,8 +179,31 @@ class DialectSqlTest
     @Test
     void greenplumDeletesWithAColocatedJoin()
     {
-        assertThat(Dialect.GREENPLUM.delete().deleteTouchedKeys(ORDERS, "stage")).isEqualTo(
-                "DELETE FROM \"Shop\".\"order lines\" AS t USING \"stage\" AS s WHERE t.\"tenant\" = s.\"tenant\" AND t.\"id\" = s.\"id\"");
+        // index probes per key on each segment, see GreenplumDialect.deleteJoined
+        assertThat(Dialect.GREENPLUM.delete().deleteTouchedKeys(ORDERS, "stage")).isEqualTo("SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; "
+                + "DELETE FROM \"Shop\".\"order lines\" AS t USING \"stage\" AS s WHERE t.\"tenant\" = s.\"tenant\" AND t.\"id\" = s.\"id\"");
+    }
+
+    /** Greenplum 7 and Cloudberry upsert staged rows; Greenplum 6 (no ON CONFLICT) and PostgreSQL (MERGE from 15) do not. */
+    @Test
+    void greenplumSevenUpsertsAndDeletesOnlyDeletedKeys()
+    {
+        assertThat(Dialect.GREENPLUM.features().prefersUpsert(9)).isFalse();
+        assertThat(Dialect.GREENPLUM.features().prefersUpsert(12)).isTrue();
+        assertThat(Dialect.GREENPLUM.features().prefersUpsert(14)).isTrue();
+        assertThat(Dialect.POSTGRESQL.features().prefersUpsert(14)).isFalse();
+        TargetTable updatable = new TargetTable(ORDERS.id(), ORDERS.columns(), ORDERS.primaryKey(), ORDERS.distributionKey(), true);
+        SinkConfig config = SinkConfig.parse(Map.of(SinkConfig.TARGET_URL, "jdbc:postgresql://localhost/dw"));
+        TableSchema source = TableSchema.of(TableId.of("src", "order lines"), List.of("tenant", "id", "Note"), List.of("tenant", "id"));
+        TablePlan plan = TablePlan.create(source, updatable, Dialect.GREENPLUM, config.copyFormat(), false, "stage");
+        assertThat(plan.upsertable()).isTrue();
+        assertThat(plan.upsert).isEqualTo("SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; DELETE FROM \"Shop\".\"order lines\" AS t USING \"stage\" AS s WHERE t.\"tenant\" = s.\"tenant\" AND t.\"id\" = s.\"id\" AND NOT s.\"__pgsink_insert\"; "
+                + "INSERT INTO \"Shop\".\"order lines\" (\"tenant\", \"id\", \"Note\") SELECT \"tenant\", \"id\", \"Note\" FROM \"stage\" WHERE \"__pgsink_insert\""
+                // never assigns a key column, which holds the distribution key
+                + " ON CONFLICT (\"tenant\", \"id\") DO UPDATE SET \"Note\" = EXCLUDED.\"Note\"");
+        // ON CONFLICT refuses append-optimized tables; they are deleted from and inserted into
+        TargetTable appendOptimized = new TargetTable(ORDERS.id(), ORDERS.columns(), ORDERS.primaryKey(), ORDERS.distributionKey(), true, true);
+        assertThat(TablePlan.create(source, appendOptimized, Dialect.GREENPLUM, config.copyFormat(), false, "stage").upsertable()).isFalse();
     }
 
     @Test

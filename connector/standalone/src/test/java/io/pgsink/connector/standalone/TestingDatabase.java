@@ -53,7 +53,13 @@ final class TestingDatabase
     static TestingDatabase create(String prefix)
             throws SQLException
     {
-        TestingPostgreSqlServer server = TestingPostgreSqlServer.get();
+        return create(TestingPostgreSqlServer.get(), prefix);
+    }
+
+    /** A database on {@code server}, such as a Greenplum coordinator to write to. */
+    static TestingDatabase create(TestingPostgreSqlServer server, String prefix)
+            throws SQLException
+    {
         String name = randomName(prefix);
         try (Connection connection = server.connect(); Statement statement = connection.createStatement()) {
             statement.execute("CREATE DATABASE " + name);
@@ -187,9 +193,32 @@ final class TestingDatabase
                 }
             }
         }
-        try (Connection connection = server.connect()) {
-            try (Statement statement = connection.createStatement()) {
+        try (Connection connection = server.connect(); Statement statement = connection.createStatement()) {
+            if (connection.getMetaData().getDatabaseMajorVersion() >= 13) {
                 statement.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+                return;
+            }
+            // Greenplum 6/7 (PostgreSQL 9.4/12 based) lack FORCE: end the database's sessions, whose
+            // backends exit a moment later, and drop it once they are gone
+            for (int attempt = 1; ; attempt++) {
+                statement.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + name + "' AND pid <> pg_backend_pid()");
+                try {
+                    statement.execute("DROP DATABASE IF EXISTS " + name);
+                    return;
+                }
+                catch (SQLException e) {
+                    // 55006: object in use
+                    if (!"55006".equals(e.getSQLState()) || attempt == 100) {
+                        throw e;
+                    }
+                }
+                try {
+                    Thread.sleep(100);
+                }
+                catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new SQLException("interrupted while dropping database " + name, e);
+                }
             }
         }
     }

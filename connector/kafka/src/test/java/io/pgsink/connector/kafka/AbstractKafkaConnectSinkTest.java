@@ -1,0 +1,464 @@
+package io.pgsink.connector.kafka;
+
+import io.pgsink.connector.debezium.UnavailablePlaceholder;
+import io.pgsink.copy.testing.TestingPostgreSqlServer;
+import io.pgsink.copy.testing.TestingSchema;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.connect.data.Decimal;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorOffset;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
+import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
+
+/**
+ * The connector in a real Kafka Connect worker with a real Kafka broker (KRaft), both in the test
+ * JVM ({@link EmbeddedConnectCluster}), fed Debezium-format records (JsonConverter with schemas)
+ * produced to topics, writing into PostgreSQL ({@link KafkaConnectSinkIT}) or Greenplum
+ * ({@link GreenplumKafkaConnectSinkIT}), with two tasks writing one table in some tests.
+ */
+@TestInstance(PER_CLASS)
+abstract class AbstractKafkaConnectSinkTest
+{
+    static {
+        // the broker and the worker log every setting at INFO
+        System.setProperty("org.slf4j.simpleLogger.log.kafka", "warn");
+        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "warn");
+        System.setProperty("org.slf4j.simpleLogger.log.state.change.logger", "warn");
+    }
+
+    private static final Schema AMOUNT = Decimal.builder(2).parameter("connect.decimal.precision", "12").optional().build();
+    private static final Schema MICRO_TIMESTAMP = SchemaBuilder.int64().name("io.debezium.time.MicroTimestamp").version(1).optional().build();
+    private static final Schema ZONED_TIMESTAMP = SchemaBuilder.string().name("io.debezium.time.ZonedTimestamp").version(1).optional().build();
+    private static final Schema UUID_TYPE = SchemaBuilder.string().name("io.debezium.data.Uuid").version(1).optional().build();
+    private static final Schema JSON = SchemaBuilder.string().name("io.debezium.data.Json").version(1).optional().build();
+    private static final List<Field> ORDER_COLUMNS = List.of(
+            new Field("id", 0, Schema.INT64_SCHEMA),
+            new Field("status", 1, Schema.OPTIONAL_STRING_SCHEMA),
+            new Field("amount", 2, AMOUNT),
+            new Field("placed", 3, MICRO_TIMESTAMP),
+            new Field("updated_at", 4, ZONED_TIMESTAMP),
+            new Field("ref", 5, UUID_TYPE),
+            new Field("doc", 6, JSON),
+            new Field("note", 7, Schema.OPTIONAL_STRING_SCHEMA));
+    private static final String ORDERS_TABLE = "(id bigint PRIMARY KEY, status varchar(16), amount numeric(12,2), placed timestamp(6), updated_at timestamptz, ref uuid, doc jsonb, note text)";
+    private static final String ORDERS_QUERY = "SELECT id, status, amount::text, (extract(epoch FROM placed) * 1000000)::bigint::text, (extract(epoch FROM updated_at) * 1000000)::bigint::text, "
+            + "ref::text, doc::text, note FROM %s ORDER BY id";
+    // generous: only a stuck run waits this long, and a machine shared with other builds can be 10x slower than an idle one
+    private static final Duration TIMEOUT = Duration.ofMinutes(3);
+
+    private EmbeddedConnectCluster connect;
+    private KafkaProducer<byte[], byte[]> producer;
+    private TestingSchema schema;
+
+    /** The server the connectors write to, in a schema of the class. */
+    protected abstract TestingPostgreSqlServer targetServer();
+
+    @BeforeAll
+    void start()
+            throws SQLException
+    {
+        schema = targetServer().createSchema("kafka_connect");
+        Map<String, String> workerProperties = new HashMap<>();
+        // Connect commits (and calls preCommit) every second
+        workerProperties.put("offset.flush.interval.ms", "1000");
+        workerProperties.put("plugin.discovery", "service_load");
+        connect = new EmbeddedConnectCluster.Builder()
+                .name("pgsink-it")
+                .numWorkers(1)
+                .numBrokers(1)
+                .workerProps(workerProperties)
+                .build();
+        connect.start();
+        producer = connect.kafka().createProducer(Map.of());
+    }
+
+    @AfterAll
+    void stop()
+            throws SQLException
+    {
+        if (producer != null) {
+            producer.close();
+        }
+        if (connect != null) {
+            connect.stop();
+        }
+        schema.close();
+    }
+
+    private Map<String, String> connector(String name, String topics, String tableFormat, int tasks)
+    {
+        Map<String, String> config = new HashMap<>();
+        config.put("connector.class", PgsinkSinkConnector.class.getName());
+        config.put("tasks.max", String.valueOf(tasks));
+        config.put("topics", topics);
+        config.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
+        config.put("key.converter.schemas.enable", "true");
+        config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        config.put("value.converter.schemas.enable", "true");
+        config.put("target.url", schema.server().jdbcUrl());
+        schema.server().properties().forEach((key, value) -> config.put("target." + key, (String) value));
+        config.put("target.table.name.format", tableFormat);
+        config.put("offsets.schema", schema.name());
+        config.put("flush.interval.ms", "200");
+        config.put("target.jdbc.ApplicationName", applicationName(name));
+        return config;
+    }
+
+    private String applicationName(String connector)
+    {
+        return "pgsink-it " + connector + " " + schema.name();
+    }
+
+    private void startConnector(String name, Map<String, String> config, int tasks)
+            throws InterruptedException
+    {
+        connect.configureConnector(name, config);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, tasks, "connector " + name + " did not start");
+    }
+
+    /** Debezium envelopes, and the same records flattened by ExtractNewRecordState in both of its delete modes, give the same tables. */
+    @Test
+    void appliesEnvelopesAndFlattenedRecords()
+            throws Exception
+    {
+        DebeziumTopic orders = new DebeziumTopic("it", "public", "orders", List.of("id"), ORDER_COLUMNS);
+        DebeziumTopic lines = new DebeziumTopic("it", "public", "lines", List.of("id"), ORDER_COLUMNS);
+        connect.kafka().createTopic(orders.topic(), 2);
+        connect.kafka().createTopic(lines.topic(), 1);
+        schema.execute("CREATE TABLE orders " + ORDERS_TABLE, "CREATE TABLE orders_rewrite " + ORDERS_TABLE, "CREATE TABLE it_public_orders " + ORDERS_TABLE,
+                "CREATE TABLE lines " + ORDERS_TABLE);
+
+        startConnector("envelopes", connector("envelopes", orders.topic() + "," + lines.topic(), schema.name() + ".${table}", 2), 2);
+        Map<String, String> rewrite = connector("flattened-rewrite", orders.topic(), schema.name() + ".${source.table}_rewrite", 1);
+        rewrite.put("transforms", "unwrap");
+        rewrite.put("transforms.unwrap.type", "io.debezium.transforms.ExtractNewRecordState");
+        rewrite.put("transforms.unwrap.delete.tombstone.handling.mode", "rewrite");
+        rewrite.put("transforms.unwrap.add.fields", "op,source.schema,source.table");
+        rewrite.put("transforms.unwrap.replace.null.with.default", "false");
+        startConnector("flattened-rewrite", rewrite, 1);
+        Map<String, String> tombstone = connector("flattened-tombstone", orders.topic(), schema.name() + ".${topic}", 1);
+        tombstone.put("transforms", "unwrap");
+        tombstone.put("transforms.unwrap.type", "io.debezium.transforms.ExtractNewRecordState");
+        tombstone.put("transforms.unwrap.replace.null.with.default", "false");
+        startConnector("flattened-tombstone", tombstone, 1);
+
+        Map<Long, Struct> expected = writeOrders(orders, new Random(42));
+
+        // lines: a truncate empties the table at its place in the stream
+        for (long id = 1; id <= 20; id++) {
+            lines.insert(producer, 0, order(lines, id, new Random(id)));
+        }
+        lines.truncate(producer, 0);
+        Map<Long, Struct> expectedLines = new TreeMap<>();
+        for (long id = 100; id < 110; id++) {
+            Struct row = order(lines, id, new Random(id));
+            lines.insert(producer, 0, row);
+            expectedLines.put(id, row);
+        }
+        Struct changed = order(lines, 105, new Random(7));
+        lines.update(producer, 0, null, changed);
+        expectedLines.put(105L, changed);
+
+        List<List<String>> expectedRows = rows(expected);
+        awaitRows(ORDERS_QUERY.formatted("orders"), expectedRows);
+        awaitRows(ORDERS_QUERY.formatted("orders_rewrite"), expectedRows);
+        awaitRows(ORDERS_QUERY.formatted("it_public_orders"), expectedRows);
+        awaitRows(ORDERS_QUERY.formatted("lines"), rows(expectedLines));
+
+        // positions: the last record of every partition, tombstones included
+        Map<String, String> positions = new TreeMap<>();
+        orders.lastOffsets().forEach((partition, offset) -> positions.put(orders.topic() + "-" + partition, String.valueOf(offset)));
+        lines.lastOffsets().forEach((partition, offset) -> positions.put(lines.topic() + "-" + partition, String.valueOf(offset)));
+        awaitRows("SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = 'envelopes' ORDER BY 1", toRows(positions));
+        // and Kafka's committed offsets follow them, never ahead
+        awaitCommitted("envelopes", positions);
+
+        for (String name : List.of("envelopes", "flattened-rewrite", "flattened-tombstone")) {
+            connect.deleteConnector(name);
+        }
+    }
+
+    /**
+     * Writes a random stream of the changes Debezium emits for a table with a primary key and
+     * REPLICA IDENTITY DEFAULT, and returns the table's final state.
+     */
+    private Map<Long, Struct> writeOrders(DebeziumTopic orders, Random random)
+    {
+        Map<Long, Struct> state = new TreeMap<>();
+        long nextId = 1;
+        for (; nextId <= 30; nextId++) {
+            Struct row = order(orders, nextId, random);
+            orders.read(producer, partition(nextId), row);
+            state.put(nextId, row);
+        }
+        for (int i = 0; i < 300; i++) {
+            int dice = random.nextInt(100);
+            List<Long> ids = new ArrayList<>(state.keySet());
+            if (dice < 35 || ids.isEmpty()) {
+                long id = nextId++;
+                Struct row = order(orders, id, random);
+                orders.insert(producer, partition(id), row);
+                state.put(id, row);
+            }
+            else if (dice < 75) {
+                long id = ids.get(random.nextInt(ids.size()));
+                Struct row = order(orders, id, random);
+                if (random.nextBoolean()) {
+                    // an unchanged TOASTed value is not sent: Debezium's placeholder stands in for it
+                    Struct sent = order(orders, id, new Random(random.nextLong()));
+                    copy(row, sent);
+                    sent.put("note", UnavailablePlaceholder.DEFAULT);
+                    row.put("note", state.get(id).get("note"));
+                    orders.update(producer, partition(id), null, sent);
+                }
+                else {
+                    orders.update(producer, partition(id), null, row);
+                }
+                state.put(id, row);
+            }
+            else if (dice < 90) {
+                long id = ids.get(random.nextInt(ids.size()));
+                orders.delete(producer, partition(id), orders.row("id", id));
+                state.remove(id);
+            }
+            else {
+                // a primary key change: Debezium sends a delete of the old key (and its tombstone) and a create of the new one
+                long id = ids.get(random.nextInt(ids.size()));
+                long newId = nextId++;
+                Struct row = orders.row();
+                copy(state.get(id), row);
+                row.put("id", newId);
+                orders.delete(producer, partition(id), orders.row("id", id));
+                orders.insert(producer, partition(newId), row);
+                state.remove(id);
+                state.put(newId, row);
+            }
+        }
+        return state;
+    }
+
+    private static int partition(long id)
+    {
+        return (int) (id % 2);
+    }
+
+    private static void copy(Struct from, Struct to)
+    {
+        for (Field field : from.schema().fields()) {
+            to.put(field.name(), from.get(field));
+        }
+    }
+
+    private static Struct order(DebeziumTopic topic, long id, Random random)
+    {
+        long placedMicros = 1_700_000_000_000_000L + random.nextInt(1_000_000_000) * 1_000L + 1 + random.nextInt(999);
+        Instant updated = Instant.ofEpochSecond(1_750_000_000L + random.nextInt(100_000_000), (1 + random.nextInt(999_999)) * 1_000L);
+        return topic.row(
+                "id", id,
+                "status", List.of("new", "paid", "shipped", "returned").get(random.nextInt(4)),
+                "amount", new BigDecimal(BigInteger.valueOf(random.nextInt(10_000_000) - 5_000_000), 2),
+                "placed", placedMicros,
+                "updated_at", updated.toString(),
+                "ref", new UUID(random.nextLong(), random.nextLong()).toString(),
+                "doc", "{\"n\": " + random.nextInt(1000) + ", \"tags\": [\"a\", \"b\"]}",
+                "note", random.nextInt(5) == 0 ? null : "note " + random.nextInt() + " \u00e9\u00e8 \"quoted\", with comma\nand newline");
+    }
+
+    /** The rows as {@link #ORDERS_QUERY} prints them. */
+    private static List<List<String>> rows(Map<Long, Struct> state)
+    {
+        List<List<String>> rows = new ArrayList<>();
+        for (Struct row : state.values()) {
+            Instant updated = Instant.parse(row.getString("updated_at"));
+            List<String> values = new ArrayList<>();
+            values.add(String.valueOf(row.getInt64("id")));
+            values.add(row.getString("status"));
+            values.add(((BigDecimal) row.get("amount")).toPlainString());
+            values.add(String.valueOf(row.getInt64("placed")));
+            values.add(String.valueOf(updated.getEpochSecond() * 1_000_000 + updated.getNano() / 1_000));
+            values.add(row.getString("ref"));
+            values.add(row.getString("doc"));
+            values.add(row.getString("note"));
+            rows.add(values);
+        }
+        return rows;
+    }
+
+    private static List<List<String>> toRows(Map<String, String> map)
+    {
+        List<List<String>> rows = new ArrayList<>();
+        map.forEach((key, value) -> rows.add(List.of(key, value)));
+        return rows;
+    }
+
+    /** A row the target refuses stops the task with a message naming where and why; with errors.tolerance=all it goes to the dead-letter queue. */
+    @Test
+    void badRowsFailTheTaskOrGoToTheDeadLetterQueue()
+            throws Exception
+    {
+        List<Field> columns = List.of(new Field("id", 0, Schema.INT64_SCHEMA), new Field("status", 1, Schema.OPTIONAL_STRING_SCHEMA));
+        DebeziumTopic strict = new DebeziumTopic("it", "public", "strict", List.of("id"), columns);
+        connect.kafka().createTopic(strict.topic(), 1);
+        connect.kafka().createTopic("pgsink-dlq", 1);
+        schema.execute("CREATE TABLE strict (id bigint PRIMARY KEY, status varchar(8))", "CREATE TABLE tolerant (id bigint PRIMARY KEY, status varchar(8))");
+        strict.insert(producer, 0, strict.row("id", 1L, "status", "new"));
+        strict.insert(producer, 0, strict.row("id", 7L, "status", "far too long"));
+        strict.insert(producer, 0, strict.row("id", 8L, "status", "new"));
+
+        connect.configureConnector("strict", connector("strict", strict.topic(), schema.name() + ".strict", 1));
+        connect.assertions().assertConnectorIsRunningAndTasksHaveFailed("strict", 1, "the task did not fail");
+        ConnectorStateInfo status = connect.connectorStatus("strict");
+        assertThat(status.tasks().get(0).trace())
+                .contains("strict - Cannot write a row of \"" + schema.name() + "\".\"strict\" key (7) column status (from \"" + schema.name() + "\".\"strict\" at offset 1 of it.public.strict-0): "
+                        + "value too long for type character varying(8) [SQLState 22001]");
+        assertThat(query("SELECT count(*) FROM strict")).containsExactly(List.of("0"));
+        connect.deleteConnector("strict");
+
+        Map<String, String> tolerant = connector("tolerant", strict.topic(), schema.name() + ".tolerant", 1);
+        tolerant.put("errors.tolerance", "all");
+        tolerant.put("errors.deadletterqueue.topic.name", "pgsink-dlq");
+        tolerant.put("errors.deadletterqueue.topic.replication.factor", "1");
+        tolerant.put("errors.deadletterqueue.context.headers.enable", "true");
+        startConnector("tolerant", tolerant, 1);
+        awaitRows("SELECT id, status FROM tolerant ORDER BY id", List.of(List.of("1", "new"), List.of("8", "new")));
+        ConsumerRecords<byte[], byte[]> dead = connect.kafka().consume(1, TIMEOUT.toMillis(), "pgsink-dlq");
+        assertThat(dead.count()).isEqualTo(1);
+        ConsumerRecord<byte[], byte[]> record = dead.iterator().next();
+        assertThat(new String(record.value(), StandardCharsets.UTF_8)).contains("\"far too long\"");
+        Header reason = record.headers().lastHeader("__connect.errors.exception.message");
+        assertThat(new String(reason.value(), StandardCharsets.UTF_8)).contains("key (7) column status").contains("value too long").contains("at offset 1 of it.public.strict-0");
+        assertThat(new String(record.headers().lastHeader("__connect.errors.offset").value(), StandardCharsets.UTF_8)).isEqualTo("1");
+        connect.deleteConnector("tolerant");
+    }
+
+    /**
+     * The target drops the task's connections while changes stream in, and the task is restarted:
+     * retried flushes and replays leave no record lost and none applied twice (an append-only
+     * table shows every duplicate).
+     */
+    @Test
+    void survivesLostConnectionsAndRestartsWithoutLossOrDuplicates()
+            throws Exception
+    {
+        List<Field> columns = List.of(new Field("id", 0, Schema.INT64_SCHEMA), new Field("note", 1, Schema.OPTIONAL_STRING_SCHEMA));
+        DebeziumTopic events = new DebeziumTopic("it", "public", "events", List.of(), columns);
+        connect.kafka().createTopic(events.topic(), 2);
+        schema.execute("CREATE TABLE events (id bigint NOT NULL, note text)");
+        Map<String, String> config = connector("events", events.topic(), schema.name() + ".${table}", 2);
+        config.put("tables.without.key", "append-only");
+        config.put("flush.max.events", "100");
+        startConnector("events", config, 2);
+
+        long killed = 0;
+        int total = 3000;
+        for (int chunk = 0; chunk < 10; chunk++) {
+            for (int i = 0; i < total / 10; i++) {
+                long id = chunk * (total / 10) + i;
+                events.insert(producer, (int) (id % 2), events.row("id", id, "note", "event " + id));
+            }
+            if (chunk == 2 || chunk == 4 || chunk == 7) {
+                killed += Long.parseLong(query("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '" + applicationName("events") + "'").get(0).get(0));
+            }
+            if (chunk == 5) {
+                connect.restartTask("events", 0);
+            }
+        }
+        assertThat(killed).as("connections dropped under the tasks").isPositive();
+        awaitRows("SELECT count(*), count(DISTINCT id) FROM events", List.of(List.of(String.valueOf(total), String.valueOf(total))));
+        Map<String, String> positions = new TreeMap<>();
+        events.lastOffsets().forEach((partition, offset) -> positions.put(events.topic() + "-" + partition, String.valueOf(offset)));
+        awaitRows("SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = 'events' ORDER BY 1", toRows(positions));
+        // nothing arrives late: the rows stay exactly these for two seconds
+        await("no late rows").during(Duration.ofSeconds(2))
+                .untilAsserted(() -> assertThat(query("SELECT count(*), count(DISTINCT id), min(id), max(id) FROM events")).containsExactly(List.of("3000", "3000", "0", "2999")));
+
+        // the target goes back in time (restored from a backup): partition 0's rows after its offset 99
+        // (ids 200, 202...) are gone, and so is their position; Kafka's committed offset is at the end.
+        // The target decides where reading resumes.
+        connect.stopConnector("events");
+        connect.assertions().assertConnectorIsStopped("events", "connector events did not stop");
+        schema.execute("DELETE FROM events WHERE id % 2 = 0 AND id >= 200",
+                "UPDATE pgsink_offsets SET source_offset = '99' WHERE sink_name = 'events' AND source_partition = '" + events.topic() + "-0'");
+        connect.resumeConnector("events");
+        awaitRows("SELECT count(*), count(DISTINCT id) FROM events", List.of(List.of(String.valueOf(total), String.valueOf(total))));
+        awaitRows("SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = 'events' ORDER BY 1", toRows(positions));
+        connect.deleteConnector("events");
+    }
+
+    private void awaitCommitted(String connector, Map<String, String> positions)
+    {
+        Map<String, String> expected = new TreeMap<>();
+        positions.forEach((partition, offset) -> expected.put(partition, String.valueOf(Long.parseLong(offset) + 1)));
+        await("Kafka offsets of " + connector + " committed").untilAsserted(() -> {
+            Map<String, String> committed = new TreeMap<>();
+            for (ConnectorOffset offset : connect.connectorOffsets(connector).offsets()) {
+                Object topic = offset.partition().get("kafka_topic");
+                Object partition = offset.partition().get("kafka_partition");
+                committed.put(topic + "-" + partition, String.valueOf(offset.offset().get("kafka_offset")));
+            }
+            assertThat(committed).isEqualTo(expected);
+        });
+    }
+
+    private void awaitRows(String sql, List<List<String>> expected)
+    {
+        await(sql).untilAsserted(() -> assertThat(query(sql)).as(sql).isEqualTo(expected));
+    }
+
+    private static ConditionFactory await(String what)
+    {
+        return Awaitility.await(what).atMost(TIMEOUT).pollInterval(Duration.ofMillis(200));
+    }
+
+    private List<List<String>> query(String sql)
+            throws SQLException
+    {
+        try (Connection connection = schema.connect(); Statement statement = connection.createStatement()) {
+            statement.execute("SET TIME ZONE 'UTC'");
+            try (ResultSet rows = statement.executeQuery(sql)) {
+                List<List<String>> result = new ArrayList<>();
+                int columns = rows.getMetaData().getColumnCount();
+                while (rows.next()) {
+                    List<String> row = new ArrayList<>();
+                    for (int i = 1; i <= columns; i++) {
+                        row.add(rows.getString(i));
+                    }
+                    result.add(row);
+                }
+                return result;
+            }
+        }
+    }
+}
