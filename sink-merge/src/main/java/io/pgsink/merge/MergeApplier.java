@@ -251,14 +251,18 @@ public final class MergeApplier
         staging.prepare(transaction, planned);
     }
 
-    /** A transaction; when no connection can be had, a {@link ErrorCode#TRANSIENT} failure: the target may come back. */
+    /**
+     * A transaction. When no connection can be had, a {@link ErrorCode#TRANSIENT} failure (the
+     * target may come back), unless the server refused the login, a privilege or the database
+     * ({@link SqlFailures#isAccessFailure}): then {@link ErrorCode#CONFIG}, saying what to do.
+     */
     private TargetTransaction begin(String context)
     {
         try {
             return session.begin();
         }
         catch (SQLException e) {
-            throw new SinkException(ErrorCode.TRANSIENT, context + ": " + SqlFailures.describe(e), e);
+            throw SqlFailures.isAccessFailure(e) ? accessFailure(e, context) : SqlFailures.translate(e, ErrorCode.TRANSIENT, context);
         }
     }
 
@@ -266,14 +270,21 @@ public final class MergeApplier
     private SinkException failed(TargetTransaction transaction, SQLException e, String context)
     {
         if (transaction.abandon(e)) {
-            return new SinkException(ErrorCode.TRANSIENT, context + ": " + SqlFailures.describe(e), e);
+            return SqlFailures.translate(e, ErrorCode.TRANSIENT, context);
         }
         String state = e.getSQLState();
         if (SqlFailures.UNDEFINED_TABLE.equals(state) || SqlFailures.UNDEFINED_COLUMN.equals(state)) {
             // the target changed under us: read the catalog again next time
             plans.forget();
         }
-        return SqlFailures.translate(e, context);
+        return SqlFailures.isAccessFailure(e) ? accessFailure(e, context) : SqlFailures.translate(e, context);
+    }
+
+    /** The server refused the login, a privilege or the database: {@link ErrorCode#CONFIG}, with what to do. */
+    private static SinkException accessFailure(SQLException e, String context)
+    {
+        String remedy = SqlFailures.remedy(e, SinkConfig.TARGET_USER, SinkConfig.TARGET_PASSWORD, SinkConfig.TARGET_URL).orElseThrow();
+        return SqlFailures.translate(e, ErrorCode.CONFIG, context, ". What to do: " + remedy);
     }
 
     @Override

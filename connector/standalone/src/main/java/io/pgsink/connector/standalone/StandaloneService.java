@@ -201,23 +201,32 @@ public final class StandaloneService
         return stopRequested ? null : error.get();
     }
 
+    /**
+     * Whether starting over may help, by the taxonomy of {@link SqlFailures}: the first
+     * {@link SinkException} in the cause chain decides, or the first {@link SQLException} refusing
+     * access (login, privilege, database: never retried); otherwise a transient
+     * {@link SQLException}, a Connect {@link RetriableException} or a refused socket connection
+     * anywhere in the chain make it retriable.
+     */
     static boolean isRetriable(Throwable error)
     {
+        boolean retriable = false;
         for (Throwable cause = error; cause != null; cause = cause.getCause()) {
             if (cause instanceof SinkException sinkException) {
                 return sinkException.isTransient();
             }
-            if (cause instanceof RetriableException) {
-                return true;
-            }
             if (cause instanceof SQLException sqlException) {
-                return SqlFailures.isTransient(sqlException);
+                if (SqlFailures.isAccessFailure(sqlException)) {
+                    return false;
+                }
+                retriable |= SqlFailures.isTransient(sqlException);
             }
-            if (cause instanceof java.net.ConnectException) {
-                return true;
+            retriable |= cause instanceof RetriableException || cause instanceof java.net.ConnectException;
+            if (cause.getCause() == cause) {
+                break;
             }
         }
-        return false;
+        return retriable;
     }
 
     private void startEndpoints()
