@@ -55,7 +55,8 @@ import static java.util.Objects.requireNonNull;
  * in that insert then fails the flush, naming table and key.
  *
  * <p>A flush that fails with a {@linkplain SinkException#isTransient() transient} error (target
- * restarted, connection lost) is retried with backoff, since the sink keeps its buffers; any other
+ * restarted, connection lost) is retried with backoff, since the sink keeps its buffers, and the
+ * {@link ServiceState} says {@code RETRYING} until a flush succeeds; any other
  * failure, or a transient one inside {@link Sink#accept}, ends the batch with the exception and the
  * engine stops, and the service decides whether to restart it.
  *
@@ -75,6 +76,7 @@ final class SinkChangeConsumer
     private final SinkMetrics metrics;
     private final LongSupplier clock;
     private final Backoff backoff;
+    private final ServiceState state;
     private volatile boolean stopping;
     private volatile String lastPosition = "";
     /** Tables whose snapshot started in this engine run. */
@@ -85,7 +87,7 @@ final class SinkChangeConsumer
     @Nullable
     private String lastPartitionJson;
 
-    SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff)
+    SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff, ServiceState state)
     {
         this.name = requireNonNull(name, "name is null");
         this.sink = requireNonNull(sink, "sink is null");
@@ -93,6 +95,7 @@ final class SinkChangeConsumer
         this.metrics = requireNonNull(metrics, "metrics is null");
         this.clock = requireNonNull(clock, "clock is null");
         this.backoff = requireNonNull(backoff, "backoff is null");
+        this.state = requireNonNull(state, "state is null");
     }
 
     @Override
@@ -101,6 +104,7 @@ final class SinkChangeConsumer
     {
         long newestSourceTime = 0;
         SourcePosition last = null;
+        boolean snapshot = false;
         for (int i = 0; i < records.size(); i++) {
             SourceRecord sourceRecord = records.get(i).record();
             SourcePosition position = position(sourceRecord);
@@ -131,6 +135,7 @@ final class SinkChangeConsumer
                     sink.accept(ChangeEvent.truncate(event.get().table(), position, event.get().sourceTimeMillis()));
                 }
                 sink.accept(event.get());
+                snapshot = event.get().operation() == Operation.READ;
                 newestSourceTime = Math.max(newestSourceTime, event.get().sourceTimeMillis());
             }
             else {
@@ -141,6 +146,7 @@ final class SinkChangeConsumer
         metrics.eventsIn(records.size());
         metrics.bufferBytes(sink.bufferedBytes());
         flush();
+        state.set(snapshot ? ServiceState.State.SNAPSHOT : ServiceState.State.STREAMING);
         metrics.bufferBytes(0);
         metrics.lagMillis(newestSourceTime == 0 ? 0 : clock.getAsLong() - newestSourceTime);
         if (last != null) {
@@ -170,6 +176,7 @@ final class SinkChangeConsumer
                     throw e;
                 }
                 long wait = backoff.delayMillis(attempt++);
+                state.retrying(e, attempt);
                 log.warn("{} - flush failed, retrying in {} ms (attempt {}): {}", name, wait, attempt, e.getMessage());
                 Thread.sleep(wait);
             }

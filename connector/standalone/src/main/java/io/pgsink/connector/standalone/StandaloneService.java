@@ -1,7 +1,5 @@
 package io.pgsink.connector.standalone;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
@@ -25,7 +23,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.sql.SQLException;
-import java.util.LinkedHashMap;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -51,17 +49,6 @@ public final class StandaloneService
         implements AutoCloseable
 {
     private static final Logger log = LoggerFactory.getLogger(StandaloneService.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    enum State
-    {
-        STARTING,
-        STREAMING,
-        RETRYING,
-        STOPPING,
-        STOPPED,
-        FAILED,
-    }
 
     private final StandaloneConfig config;
     private final SinkConfig sinkConfig;
@@ -72,10 +59,9 @@ public final class StandaloneService
     private final CountDownLatch finished = new CountDownLatch(1);
     private final AtomicReference<DebeziumEngine<RecordChangeEvent<SourceRecord>>> engine = new AtomicReference<>();
     private final AtomicReference<SinkChangeConsumer> consumer = new AtomicReference<>();
-    private volatile State state = State.STARTING;
+    private final ServiceState state;
     private volatile boolean stopRequested;
     private volatile boolean running;
-    private volatile String lastError = "";
     @Nullable
     private volatile HttpEndpoint http;
     @Nullable
@@ -88,6 +74,8 @@ public final class StandaloneService
         this.name = sinkConfig.sinkName();
         this.metrics = new SinkMetrics(name);
         this.backoff = config.sink().retryBackoff();
+        this.state = new ServiceState(name, Instant::now);
+        metrics.stateGauges(state);
     }
 
     /**
@@ -116,22 +104,20 @@ public final class StandaloneService
                     error = new SinkException(ErrorCode.TRANSIENT, "The Debezium engine stopped without an error");
                 }
                 if (!isRetriable(error)) {
-                    state = State.FAILED;
-                    lastError = String.valueOf(error.getMessage());
+                    state.failed(error);
                     if (error instanceof SinkException sinkException) {
                         throw sinkException;
                     }
                     throw new SinkException(ErrorCode.CONFIG, name + " - streaming from " + config.sourceDescription() + " failed: " + error, error);
                 }
-                state = State.RETRYING;
-                lastError = String.valueOf(error.getMessage());
                 long wait = backoff.delayMillis(attempt++);
-                log.warn("{} - stopped by a transient failure, restarting from the positions stored in the target in {} ms: {}", name, wait, error.toString());
+                state.retrying(error, attempt);
+                log.warn("{} - stopped by a transient failure, restarting from the positions stored in the target in {} ms (attempt {}): {}", name, wait, attempt, error.toString());
                 if (finished.await(wait, TimeUnit.MILLISECONDS)) {
                     break;
                 }
             }
-            state = State.STOPPED;
+            state.set(ServiceState.State.STOPPED);
         }
         finally {
             stopEndpoints();
@@ -143,7 +129,9 @@ public final class StandaloneService
     @SuppressWarnings("try") // the registration is only held open while the engine runs
     private @Nullable Throwable runEngine()
     {
-        state = State.STARTING;
+        if (state.state() != ServiceState.State.RETRYING) {
+            state.set(ServiceState.State.STARTING);
+        }
         BufferedSink sink;
         try {
             MergeApplier applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics()).build();
@@ -162,7 +150,7 @@ public final class StandaloneService
             log.info("{} - resuming from the position stored in the target: {}", name, position);
         }
         AtomicReference<Throwable> error = new AtomicReference<>();
-        SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, sink, new DebeziumRecordMapper(config.unavailablePlaceholder()), metrics, System::currentTimeMillis, backoff);
+        SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, sink, new DebeziumRecordMapper(config.unavailablePlaceholder()), metrics, System::currentTimeMillis, backoff, state);
         try (AutoCloseable registration = TargetOffsetBackingStore.register(name, () -> Map.copyOf(committed))) {
             DebeziumEngine<RecordChangeEvent<SourceRecord>> created = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                     .using(config.debeziumProperties())
@@ -177,8 +165,7 @@ public final class StandaloneService
                         @Override
                         public void pollingStarted()
                         {
-                            state = State.STREAMING;
-                            lastError = "";
+                            state.set(ServiceState.State.STREAMING);
                             log.info("{} - streaming changes from {} into {}", name, config.sourceDescription(), sinkConfig.targetUrl());
                         }
                     })
@@ -268,27 +255,12 @@ public final class StandaloneService
 
     HttpEndpoint.Health health()
     {
-        State current = state;
-        boolean up = current == State.STREAMING || current == State.STARTING;
-        Map<String, String> body = new LinkedHashMap<>();
-        body.put("status", up ? "UP" : "DOWN");
-        body.put("state", current.name());
-        body.put("sink", name);
-        if (!lastError.isEmpty()) {
-            body.put("error", lastError);
-        }
-        try {
-            return new HttpEndpoint.Health(up, JSON.writeValueAsString(body));
-        }
-        catch (JsonProcessingException e) {
-            // a map of strings always serializes
-            throw new IllegalStateException(e);
-        }
+        return state.health();
     }
 
-    State state()
+    ServiceState.State state()
     {
-        return state;
+        return state.state();
     }
 
     /** The HTTP endpoint's port, or -1 when it is disabled or not started. */
@@ -314,7 +286,7 @@ public final class StandaloneService
     public void close()
     {
         stopRequested = true;
-        state = State.STOPPING;
+        state.set(ServiceState.State.STOPPING);
         SinkChangeConsumer current = consumer.get();
         if (current != null) {
             current.stop();
