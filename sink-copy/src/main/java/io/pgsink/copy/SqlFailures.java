@@ -192,7 +192,7 @@ public final class SqlFailures
         if (e instanceof SanitizedSqlException) {
             return e;
         }
-        SQLException copy = new SanitizedSqlException(e.getClass().getSimpleName() + ": " + describeCopy(e), e.getSQLState(), e.getErrorCode());
+        SQLException copy = new SanitizedSqlException(e.getClass().getSimpleName() + ": " + describeCopy(e), e.getSQLState(), e.getErrorCode(), describe(e), column(e));
         copy.setStackTrace(e.getStackTrace());
         if (depth < 8) {
             if (e.getCause() instanceof SQLException cause && cause != e) {
@@ -212,6 +212,9 @@ public final class SqlFailures
     @Nullable
     public static String column(SQLException e)
     {
+        if (e instanceof SanitizedSqlException sanitized) {
+            return sanitized.column;
+        }
         String column = copyColumn(e);
         if (column == null && e instanceof PSQLException psql && psql.getServerErrorMessage() != null) {
             column = psql.getServerErrorMessage().getColumn();
@@ -222,6 +225,9 @@ public final class SqlFailures
     /** The message without values, then the SQLState: {@code value too long for type character varying(8) [SQLState 22001]}. */
     public static String describe(SQLException e)
     {
+        if (e instanceof SanitizedSqlException sanitized) {
+            return sanitized.description;
+        }
         return message(e) + " [SQLState " + e.getSQLState() + "]";
     }
 
@@ -336,9 +342,15 @@ public final class SqlFailures
     private static final class SanitizedSqlException
             extends SQLException
     {
-        SanitizedSqlException(String message, @Nullable String state, int vendorCode)
+        private final String description;
+        @Nullable
+        private final String column;
+
+        SanitizedSqlException(String message, @Nullable String state, int vendorCode, String description, @Nullable String column)
         {
             super(message, state, vendorCode);
+            this.description = description;
+            this.column = column;
         }
     }
 }
