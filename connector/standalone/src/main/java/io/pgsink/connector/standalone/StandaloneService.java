@@ -105,8 +105,11 @@ public final class StandaloneService
                 }
                 if (!isRetriable(error)) {
                     state.failed(error);
-                    if (error instanceof SinkException sinkException) {
-                        throw sinkException;
+                    // the engine wraps what the consumer threw: the sink's own failure says it best
+                    for (Throwable cause = error; cause != null && cause.getCause() != cause; cause = cause.getCause()) {
+                        if (cause instanceof SinkException sinkException) {
+                            throw sinkException;
+                        }
                     }
                     throw new SinkException(ErrorCode.CONFIG, name + " - streaming from " + config.sourceDescription() + " failed: " + error, error);
                 }
