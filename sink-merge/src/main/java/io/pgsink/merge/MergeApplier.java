@@ -125,6 +125,28 @@ public final class MergeApplier
     }
 
     /**
+     * Deletes every position stored for the sink, so that the next start loads the source anew
+     * ({@code pgsink reset}); returns how many there were.
+     */
+    public int forgetPositions()
+    {
+        String context = "Cannot delete the stored positions of sink '" + sinkName + "' from " + positions.qualifiedTable();
+        TargetTransaction transaction = begin(context);
+        try {
+            int deleted = positions.delete(transaction.connection());
+            transaction.commit(0);
+            return deleted;
+        }
+        catch (SQLException e) {
+            throw failed(transaction, e, context);
+        }
+        catch (RuntimeException e) {
+            transaction.abandon(e);
+            throw e;
+        }
+    }
+
+    /**
      * Applies the batch. Under {@code errors.tolerance=all}, a row the target refuses is taken out
      * of the batch and the batch applied again without it (see {@link RejectedRowIsolator}); the
      * skipped rows go to the dead-letter destination in the transaction that applies the rest.

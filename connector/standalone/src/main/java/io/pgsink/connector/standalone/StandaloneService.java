@@ -60,6 +60,7 @@ public final class StandaloneService
     private final AtomicReference<DebeziumEngine<RecordChangeEvent<SourceRecord>>> engine = new AtomicReference<>();
     private final AtomicReference<SinkChangeConsumer> consumer = new AtomicReference<>();
     private final ServiceState state;
+    private final SourcePreflight preflight;
     private volatile boolean stopRequested;
     private volatile boolean running;
     @Nullable
@@ -75,6 +76,7 @@ public final class StandaloneService
         this.metrics = new SinkMetrics(name);
         this.backoff = config.sink().retryBackoff();
         this.state = new ServiceState(name, Instant::now);
+        this.preflight = new SourcePreflight(config);
         metrics.stateGauges(state);
     }
 
@@ -151,6 +153,13 @@ public final class StandaloneService
         }
         for (SourcePosition position : committed.values()) {
             log.info("{} - resuming from the position stored in the target: {}", name, position);
+        }
+        try {
+            preflight.check(committed);
+        }
+        catch (SinkException e) {
+            sink.close();
+            return e;
         }
         AtomicReference<Throwable> error = new AtomicReference<>();
         SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, sink, new DebeziumRecordMapper(config.unavailablePlaceholder()), metrics, System::currentTimeMillis, backoff, state);

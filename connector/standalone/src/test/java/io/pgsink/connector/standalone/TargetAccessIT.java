@@ -7,10 +7,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -98,10 +95,6 @@ class TargetAccessIT
         properties.put("http.port", "-1");
         properties.put("retry.backoff.max.ms", "1000");
         properties.putAll(extra);
-        List<String> lines = new ArrayList<>();
-        properties.forEach((key, value) -> lines.add(key + "=" + value));
-        Path file = directory.resolve("pgsink.properties");
-        Files.write(file, lines);
-        return file;
+        return TestingCommand.configFile(directory.resolve("pgsink.properties"), properties);
     }
 }

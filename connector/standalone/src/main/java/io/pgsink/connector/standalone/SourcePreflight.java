@@ -1,0 +1,130 @@
+package io.pgsink.connector.standalone;
+
+import io.debezium.connector.postgresql.PostgresConnectorConfig.AutoCreateMode;
+import io.pgsink.copy.SqlFailures;
+import io.pgsink.core.ErrorCode;
+import io.pgsink.core.SinkException;
+import io.pgsink.core.SourcePosition;
+import org.intellij.lang.annotations.Language;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * What the service checks on the source before it starts an engine, so that states Debezium
+ * reports in its own terms (or not at all) stop the service with pgsink's message:
+ * <ul>
+ * <li>no table matches the include and exclude lists under
+ *     {@code publication.autocreate.mode=filtered}: the same verdict as {@code pgsink check}'s
+ *     ({@link CapturedTables#nothingCaptured});</li>
+ * <li>the target stores positions for the sink but the replication slot is gone (dropped while the
+ *     service was stopped): the changes since the stored position are lost to the slot; the
+ *     message names slot and position and says how to recover ({@code pgsink reset}, then a new
+ *     snapshot).</li>
+ * </ul>
+ * A source that cannot be reached is a {@link ErrorCode#TRANSIENT} failure (retried); one that
+ * refuses the login, a privilege or the database, a {@link ErrorCode#CONFIG} one.
+ */
+final class SourcePreflight
+{
+    @Language("SQL")
+    private static final String TABLES = """
+            SELECT n.nspname, c.relname
+            FROM pg_catalog.pg_class c
+            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition""";
+
+    private final StandaloneConfig config;
+    private final SourceDatabase source;
+
+    SourcePreflight(StandaloneConfig config)
+    {
+        this.config = requireNonNull(config, "config is null");
+        this.source = new SourceDatabase(config.debezium());
+    }
+
+    /**
+     * @param stored the positions the target stores for the sink
+     * @throws SinkException when the engine should not start, saying why and what to do
+     */
+    void check(Map<String, SourcePosition> stored)
+    {
+        try (Connection connection = source.connect()) {
+            if (source.publicationMode() == AutoCreateMode.FILTERED && !capturesAnyTable(connection)) {
+                throw new SinkException(ErrorCode.CONFIG, "Cannot stream from " + config.sourceDescription() + ": " + CapturedTables.nothingCaptured(AutoCreateMode.FILTERED));
+            }
+            if (!stored.isEmpty() && !slotExists(connection)) {
+                throw new SinkException(ErrorCode.CONFIG, missingSlot(stored.values()));
+            }
+        }
+        catch (SQLException e) {
+            String context = "Cannot check the source " + config.sourceDescription() + " as " + source.user();
+            Optional<String> remedy = SqlFailures.remedy(e, "source.database.user", "source.database.password", "source.database.dbname");
+            if (remedy.isPresent()) {
+                throw SqlFailures.translate(e, ErrorCode.CONFIG, context, ". What to do: " + remedy.get());
+            }
+            // unreachable or restarting: the service retries
+            throw SqlFailures.translate(e, ErrorCode.TRANSIENT, context);
+        }
+    }
+
+    private String missingSlot(Collection<SourcePosition> stored)
+    {
+        StringBuilder positions = new StringBuilder();
+        for (SourcePosition position : stored) {
+            positions.append(positions.isEmpty() ? "" : ", ").append(describe(position));
+        }
+        return "The replication slot " + source.slotName() + " does not exist in " + source.jdbcUrl() + ", but the target stores position " + positions
+                + " for sink " + config.sink().sinkName() + ": the changes since then are lost to the slot (was it dropped while pgsink was stopped?)."
+                + " To recover, load the tables again: run `pgsink reset --config FILE` (it forgets the stored positions), then `pgsink run`,"
+                + " which snapshots every captured table again (each target table is emptied in the transaction that loads its first snapshot rows)";
+    }
+
+    /** The stored offset, with its LSN in PostgreSQL's notation when it has one. */
+    static String describe(SourcePosition position)
+    {
+        try {
+            Map<String, Object> offset = OffsetJson.readMap(position.offset());
+            if (offset.get("lsn") instanceof Number lsn) {
+                long value = lsn.longValue();
+                return "lsn " + Long.toHexString(value >>> 32).toUpperCase() + "/" + Long.toHexString(value & 0xFFFFFFFFL).toUpperCase() + " (" + position.offset() + ")";
+            }
+        }
+        catch (IllegalArgumentException ignored) {
+            // not JSON: shown as it is
+        }
+        return position.offset();
+    }
+
+    private boolean capturesAnyTable(Connection connection)
+            throws SQLException
+    {
+        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(TABLES)) {
+            while (rows.next()) {
+                if (config.capturedTables().captures(rows.getString(1), rows.getString(2))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private boolean slotExists(Connection connection)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
+            statement.setString(1, source.slotName());
+            try (ResultSet rows = statement.executeQuery()) {
+                return rows.next();
+            }
+        }
+    }
+}
