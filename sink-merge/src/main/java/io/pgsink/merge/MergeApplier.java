@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -61,6 +62,9 @@ public final class MergeApplier
     private final boolean mergeAllowed;
     private final Optional<RejectedRowHandler> rejectedRowHandler;
     private final PositionStore positions;
+    private final WriterFence fence;
+    /** The writer generations this applier claimed or holds, by fence; checked in every flush. */
+    private final Map<String, Long> claims = new HashMap<>();
     private final TargetSession session;
     private final StagingTables staging = new StagingTables();
     private final TablePlans plans;
@@ -86,6 +90,7 @@ public final class MergeApplier
         this.mergeAllowed = config.mergesUpdates();
         this.rejectedRowHandler = builder.rejectedRowHandler;
         this.positions = new PositionStore(config);
+        this.fence = new WriterFence(config);
         this.session = new TargetSession(sinkName, builder.connector, config.targetDialect(), positions::createTable, builder.poolMetrics);
         this.plans = new TablePlans(config, staging);
         this.writer = new TableWriter(config.copyFormat(), builder.copyListener);
@@ -122,6 +127,56 @@ public final class MergeApplier
             transaction.abandon(e);
             throw e;
         }
+    }
+
+    /**
+     * Claims {@code fence} for this writer (see {@link WriterFence}): raises its generation, in a
+     * transaction of its own, and from then on checks it in every flush, which fails with
+     * {@link WriterFencedException} once another writer with the same {@code sink.name} claimed it
+     * since. The standalone service claims the whole sink ({@code ""}) when it starts; a Kafka
+     * Connect task each partition it is given.
+     *
+     * @return the generation claimed
+     */
+    public long claim(String fenceName)
+    {
+        requireNonNull(fenceName, "fenceName is null");
+        String context = "Cannot claim the writer generation of sink '" + sinkName + "'" + (fenceName.isEmpty() ? "" : " for " + fenceName) + " in " + positions.qualifiedTable();
+        for (int attempt = 1; ; attempt++) {
+            TargetTransaction transaction = begin(context);
+            try {
+                long generation = fence.claim(transaction.connection(), fenceName);
+                transaction.commit(0);
+                claims.put(fenceName, generation);
+                log.info("{} - claimed writer generation {}{}: a writer with this sink.name that claimed before stops at its next flush", sinkName, generation,
+                        fenceName.isEmpty() ? "" : " of " + fenceName);
+                return generation;
+            }
+            catch (SQLException e) {
+                if (WriterFence.isRace(e) && attempt < 3) {
+                    // another writer claimed the same fence for the first time at once: claim again
+                    transaction.abandon(e);
+                    continue;
+                }
+                throw failed(transaction, e, context);
+            }
+            catch (RuntimeException e) {
+                transaction.abandon(e);
+                throw e;
+            }
+        }
+    }
+
+    /** Checks {@code generation}, claimed before (by an earlier applier of the same writer), in every flush, without claiming anew. */
+    public void hold(String fenceName, long generation)
+    {
+        claims.put(requireNonNull(fenceName, "fenceName is null"), generation);
+    }
+
+    /** Stops checking {@code fence}: the writer gave it up (a Kafka Connect task's partition was closed). */
+    public void release(String fenceName)
+    {
+        claims.remove(fenceName);
     }
 
     /**
@@ -215,6 +270,7 @@ public final class MergeApplier
             // first, so that the transaction's BEGIN travels with it: before a COPY, pgjdbc sends
             // BEGIN on its own and waits for the answer, a round trip of its own
             transaction.positionsStored(positions.store(connection, session.dialect(), batch.positions()));
+            fence.check(connection, claims);
             ApplyMethod method = mergeAllowed && session.supportsMerge() ? ApplyMethod.MERGE : ApplyMethod.DELETE_INSERT;
             for (TableBatch table : batch.tables()) {
                 current = table;

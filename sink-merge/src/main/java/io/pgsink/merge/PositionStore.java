@@ -72,19 +72,22 @@ final class PositionStore
             statement.setString(1, sinkName);
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
-                    positions.put(rows.getString(1), new SourcePosition(rows.getString(1), rows.getString(2)));
+                    if (!WriterFence.isGenerationRow(rows.getString(1))) {
+                        positions.put(rows.getString(1), new SourcePosition(rows.getString(1), rows.getString(2)));
+                    }
                 }
             }
         }
         return positions;
     }
 
-    /** Deletes the positions of the sink in the connection's transaction; returns how many there were. */
+    /** Deletes the positions of the sink in the connection's transaction (not its writer generations); returns how many there were. */
     int delete(Connection connection)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("DELETE FROM " + qualifiedTable + " WHERE sink_name = ?")) {
+        try (PreparedStatement statement = connection.prepareStatement("DELETE FROM " + qualifiedTable + " WHERE sink_name = ? AND source_partition NOT LIKE ?")) {
             statement.setString(1, sinkName);
+            statement.setString(2, WriterFence.PARTITION_PREFIX + "%");
             return statement.executeUpdate();
         }
     }

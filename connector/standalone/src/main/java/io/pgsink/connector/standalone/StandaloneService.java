@@ -43,7 +43,9 @@ import static java.util.Objects.requireNonNull;
  * starts over with backoff: it opens a new sink, reads the positions committed in the target, and
  * starts a new engine from there. Any other failure ends {@code run} with a {@link SinkException}.
  * A kill at any moment is safe: see {@link SinkChangeConsumer} for why nothing is lost or applied
- * twice.
+ * twice. The service claims the writer generation of its {@code sink.name} when it starts: a second
+ * service started with the same name claims after it, and this one stops at its next flush
+ * ({@code WriterFencedException}), applying nothing more.
  */
 public final class StandaloneService
         implements AutoCloseable
@@ -61,6 +63,8 @@ public final class StandaloneService
     private final AtomicReference<SinkChangeConsumer> consumer = new AtomicReference<>();
     private final ServiceState state;
     private final SourcePreflight preflight;
+    /** The writer generation this service claimed (see {@code MergeApplier.claim}); 0 before. */
+    private long generation;
     private volatile boolean stopRequested;
     private volatile boolean running;
     @Nullable
@@ -140,6 +144,20 @@ public final class StandaloneService
         BufferedSink sink;
         try {
             MergeApplier applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics()).build();
+            try {
+                // claimed once per service: a restarted engine keeps the generation, so that of two
+                // services with one sink.name the one started last writes
+                if (generation == 0) {
+                    generation = applier.claim("");
+                }
+                else {
+                    applier.hold("", generation);
+                }
+            }
+            catch (RuntimeException e) {
+                applier.close();
+                throw e;
+            }
             sink = new BufferedSink(name, sinkConfig.flushPolicy(), applier, new CommittedPositions(), System::nanoTime,
                     sinkConfig.toleratesRejectedRows());
         }

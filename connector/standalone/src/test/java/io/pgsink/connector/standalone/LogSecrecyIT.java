@@ -160,15 +160,7 @@ class LogSecrecyIT
     private static Process start(Path config, Path log)
             throws Exception
     {
-        Path jar = Path.of(System.getProperty("pgsink.jar", "target/pgsink.jar"));
-        assertThat(jar).as("the runnable jar (mvn package builds it)").exists();
-        String java = ProcessHandle.current().info().command().orElse("java");
-        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=debug",
-                "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=debug", "-jar", jar.toString(), "run", "--config", config.toString())
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile());
-        builder.environment().keySet().removeIf(name -> name.startsWith(StandaloneConfig.ENVIRONMENT_PREFIX));
-        return builder.start();
+        return TestingCommand.startProcess(config, log, "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=debug", "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=debug");
     }
 
     private Path writeConfig(Path directory, String table, String tolerance)

@@ -36,4 +36,25 @@ record TestingCommand(int exitCode, String out, String err)
         Files.write(file, lines);
         return file;
     }
+
+    /**
+     * {@code pgsink run --config FILE} as its own JVM from the runnable jar ({@code mvn package}
+     * builds it), everything it writes going to {@code log}; {@code PGSINK_*} variables of this
+     * environment are not passed on.
+     */
+    static Process startProcess(Path config, Path log, String... jvmOptions)
+            throws IOException
+    {
+        Path jar = Path.of(System.getProperty("pgsink.jar", "target/pgsink.jar"));
+        if (!Files.exists(jar)) {
+            throw new IllegalStateException("the runnable jar " + jar + " is missing: mvn package builds it");
+        }
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.addAll(List.of(jvmOptions));
+        command.addAll(List.of("-jar", jar.toString(), "run", "--config", config.toString()));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().keySet().removeIf(name -> name.startsWith(StandaloneConfig.ENVIRONMENT_PREFIX));
+        return builder.start();
+    }
 }
