@@ -72,9 +72,7 @@ final class PositionStore
             statement.setString(1, sinkName);
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
-                    if (!WriterFence.isGenerationRow(rows.getString(1))) {
-                        positions.put(rows.getString(1), new SourcePosition(rows.getString(1), rows.getString(2)));
-                    }
+                    positions.put(rows.getString(1), new SourcePosition(rows.getString(1), rows.getString(2)));
                 }
             }
         }
@@ -85,9 +83,8 @@ final class PositionStore
     int delete(Connection connection)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("DELETE FROM " + qualifiedTable + " WHERE sink_name = ? AND source_partition NOT LIKE ?")) {
+        try (PreparedStatement statement = connection.prepareStatement("DELETE FROM " + qualifiedTable + " WHERE sink_name = ?")) {
             statement.setString(1, sinkName);
-            statement.setString(2, WriterFence.PARTITION_PREFIX + "%");
             return statement.executeUpdate();
         }
     }

@@ -15,7 +15,8 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Writer fencing: a generation per sink and fence, kept in the offsets table as a row of its own
- * ({@code source_partition} {@value #PARTITION_PREFIX}, then the fence), so that of two writers
+ * ({@code sink_name} is the sink's name followed by {@value #SINK_SUFFIX}, {@code source_partition}
+ * the fence, {@code source_offset} the generation), so that of two writers
  * with the same {@code sink.name} only the one that claimed last commits. A writer
  * {@linkplain #claim claims} a fence when it starts (the standalone service: the whole sink, fence
  * {@code ""}; a Kafka Connect task: each topic partition it is given, on {@code open}), which
@@ -28,27 +29,19 @@ import static java.util.Objects.requireNonNull;
  */
 final class WriterFence
 {
-    /** Starts the {@code source_partition} of a generation row; no source partition starts so. */
-    static final String PARTITION_PREFIX = "pgsink writer generation";
+    /** Ends the {@code sink_name} of a generation row, which keeps it apart from the sink's positions. */
+    static final String SINK_SUFFIX = " (writer generation)";
 
     private final String sinkName;
+    private final String generationSinkName;
     private final String qualifiedTable;
 
     WriterFence(SinkConfig config)
     {
         requireNonNull(config, "config is null");
         this.sinkName = config.sinkName();
+        this.generationSinkName = sinkName + SINK_SUFFIX;
         this.qualifiedTable = quote(config.offsetsSchema()) + "." + quote(config.offsetsTable());
-    }
-
-    static boolean isGenerationRow(String partition)
-    {
-        return partition.startsWith(PARTITION_PREFIX);
-    }
-
-    private static String partition(String fence)
-    {
-        return fence.isEmpty() ? PARTITION_PREFIX : PARTITION_PREFIX + " " + fence;
     }
 
     /**
@@ -62,21 +55,21 @@ final class WriterFence
     {
         try (PreparedStatement update = connection.prepareStatement("UPDATE " + qualifiedTable
                 + " SET source_offset = (source_offset::bigint + 1)::text, updated_at = now() WHERE sink_name = ? AND source_partition = ?")) {
-            update.setString(1, sinkName);
-            update.setString(2, partition(fence));
+            update.setString(1, generationSinkName);
+            update.setString(2, fence);
             if (update.executeUpdate() == 0) {
                 try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + qualifiedTable
                         + " (source_offset, sink_name, source_partition, updated_at) VALUES ('1', ?, ?, now())")) {
-                    insert.setString(1, sinkName);
-                    insert.setString(2, partition(fence));
+                    insert.setString(1, generationSinkName);
+                    insert.setString(2, fence);
                     insert.executeUpdate();
                 }
                 return 1;
             }
         }
         try (PreparedStatement select = connection.prepareStatement("SELECT source_offset FROM " + qualifiedTable + " WHERE sink_name = ? AND source_partition = ?")) {
-            select.setString(1, sinkName);
-            select.setString(2, partition(fence));
+            select.setString(1, generationSinkName);
+            select.setString(2, fence);
             try (ResultSet rows = select.executeQuery()) {
                 rows.next();
                 return Long.parseLong(rows.getString(1));
@@ -99,8 +92,8 @@ final class WriterFence
         try (PreparedStatement statement = connection.prepareStatement("UPDATE " + qualifiedTable
                 + " SET updated_at = now() WHERE sink_name = ? AND source_partition = ? AND source_offset = ?")) {
             for (Map.Entry<String, Long> claim : new TreeMap<>(claims).entrySet()) {
-                statement.setString(1, sinkName);
-                statement.setString(2, partition(claim.getKey()));
+                statement.setString(1, generationSinkName);
+                statement.setString(2, claim.getKey());
                 statement.setString(3, Long.toString(claim.getValue()));
                 if (statement.executeUpdate() == 0) {
                     throw new WriterFencedException(sinkName, claim.getKey(), claim.getValue(), qualifiedTable);

@@ -71,7 +71,7 @@ class SecondWriterIT
             Process newer = TestingCommand.startProcess(TestingCommand.configFile(directory.resolve("pgsink.properties"), properties), log, "-Xmx256m");
             try {
                 RunningService.await("the second service's claim", WAIT, () -> assertThat(target.query(
-                        "SELECT source_offset FROM public.pgsink_offsets WHERE source_partition = 'pgsink writer generation'")).containsExactly(List.of("2")));
+                        "SELECT source_offset FROM public.pgsink_offsets WHERE sink_name = '" + properties.get("sink.name") + " (writer generation)'")).containsExactly(List.of("2")));
                 source.execute("INSERT INTO public.items VALUES (2, 'two')");
                 Throwable failure = older.awaitFailure(WAIT);
                 assertThat(failure).isInstanceOf(WriterFencedException.class)
