@@ -66,6 +66,7 @@ public final class MergeApplier
     /** The writer generations this applier claimed or holds, by fence; checked in every flush. */
     private final Map<String, Long> claims = new HashMap<>();
     private final TargetSession session;
+    private final TargetTransactions transactions;
     private final StagingTables staging = new StagingTables();
     private final TablePlans plans;
     private final TableWriter writer;
@@ -93,6 +94,8 @@ public final class MergeApplier
         this.fence = new WriterFence(config);
         this.session = new TargetSession(sinkName, builder.connector, config.targetDialect(), positions::createTable, builder.poolMetrics);
         this.plans = new TablePlans(config, staging);
+        // a table or column gone: the target changed under us, read the catalog again next time
+        this.transactions = new TargetTransactions(session, plans::forget);
         this.writer = new TableWriter(config.copyFormat(), builder.copyListener);
         this.isolator = new RejectedRowIsolator(config.toleratesRejectedRows(), config.tableNameFormat());
         this.deadLetters = new DeadLetterTable(sinkName, SqlIdentifiers.quote(config.offsetsSchema()) + "." + SqlIdentifiers.quote(config.deadLetterTable()));
@@ -112,21 +115,8 @@ public final class MergeApplier
     @Override
     public Map<String, SourcePosition> committedPositions()
     {
-        String context = "Cannot read stored positions of sink '" + sinkName + "' from " + positions.qualifiedTable();
-        TargetTransaction transaction = begin(context);
-        try {
-            Map<String, SourcePosition> stored = positions.read(transaction.connection());
-            // nothing stored, nothing to settle
-            transaction.commit(0);
-            return stored;
-        }
-        catch (SQLException e) {
-            throw failed(transaction, e, context);
-        }
-        catch (RuntimeException e) {
-            transaction.abandon(e);
-            throw e;
-        }
+        // read-only: nothing stored, nothing to settle
+        return transactions.run("Cannot read stored positions of sink '" + sinkName + "' from " + positions.qualifiedTable(), positions::read);
     }
 
     /**
@@ -143,27 +133,21 @@ public final class MergeApplier
         requireNonNull(fenceName, "fenceName is null");
         String context = "Cannot claim the writer generation of sink '" + sinkName + "'" + (fenceName.isEmpty() ? "" : " for " + fenceName) + " in " + positions.qualifiedTable();
         for (int attempt = 1; ; attempt++) {
-            TargetTransaction transaction = begin(context);
+            long generation;
             try {
-                long generation = fence.claim(transaction.connection(), fenceName);
-                transaction.commit(0);
-                claims.put(fenceName, generation);
-                log.info("{} - claimed writer generation {}{}: a writer with this sink.name that claimed before stops at its next flush", sinkName, generation,
-                        fenceName.isEmpty() ? "" : " of " + fenceName);
-                return generation;
+                generation = transactions.run(context, connection -> fence.claim(connection, fenceName));
             }
-            catch (SQLException e) {
-                if (WriterFence.isRace(e) && attempt < 3) {
+            catch (SinkException e) {
+                if (attempt < 3 && e.getCause() instanceof SQLException cause && WriterFence.isRace(cause)) {
                     // another writer claimed the same fence for the first time at once: claim again
-                    transaction.abandon(e);
                     continue;
                 }
-                throw failed(transaction, e, context);
-            }
-            catch (RuntimeException e) {
-                transaction.abandon(e);
                 throw e;
             }
+            claims.put(fenceName, generation);
+            log.info("{} - claimed writer generation {}{}: a writer with this sink.name that claimed before stops at its next flush", sinkName, generation,
+                    fenceName.isEmpty() ? "" : " of " + fenceName);
+            return generation;
         }
     }
 
@@ -185,20 +169,7 @@ public final class MergeApplier
      */
     public int forgetPositions()
     {
-        String context = "Cannot delete the stored positions of sink '" + sinkName + "' from " + positions.qualifiedTable();
-        TargetTransaction transaction = begin(context);
-        try {
-            int deleted = positions.delete(transaction.connection());
-            transaction.commit(0);
-            return deleted;
-        }
-        catch (SQLException e) {
-            throw failed(transaction, e, context);
-        }
-        catch (RuntimeException e) {
-            transaction.abandon(e);
-            throw e;
-        }
+        return transactions.run("Cannot delete the stored positions of sink '" + sinkName + "' from " + positions.qualifiedTable(), positions::delete);
     }
 
     /**
@@ -262,7 +233,7 @@ public final class MergeApplier
     /** One transaction: every table, the positions, the rejected rows; then commit, or roll back. */
     private void attempt(Batch batch, FreshKeys freshKeys, List<RejectedRow> rejected, Ending ending)
     {
-        TargetTransaction transaction = begin("Cannot apply batch of " + batch.events() + " events");
+        TargetTransaction transaction = transactions.begin("Cannot apply batch of " + batch.events() + " events");
         TableBatch current = null;
         try {
             Connection connection = transaction.connection();
@@ -302,9 +273,9 @@ public final class MergeApplier
                 throw new StagingLost(e);
             }
             if (current == null) {
-                throw failed(transaction, e, "Cannot apply batch of " + batch.events() + " events");
+                throw transactions.failed(transaction, e, "Cannot apply batch of " + batch.events() + " events");
             }
-            throw new TableFailure(current.table(), failed(transaction, e, "Cannot apply changes to " + plans.route(current.table()) + " (from " + current.table() + ")"));
+            throw new TableFailure(current.table(), transactions.failed(transaction, e, "Cannot apply changes to " + plans.route(current.table()) + " (from " + current.table() + ")"));
         }
         catch (SinkException e) {
             transaction.abandon(e);
@@ -327,42 +298,6 @@ public final class MergeApplier
             }
         }
         staging.prepare(transaction, planned);
-    }
-
-    /**
-     * A transaction. When no connection can be had, a {@link ErrorCode#TRANSIENT} failure (the
-     * target may come back), unless the server refused the login, a privilege or the database
-     * ({@link SqlFailures#isAccessFailure}): then {@link ErrorCode#CONFIG}, saying what to do.
-     */
-    private TargetTransaction begin(String context)
-    {
-        try {
-            return session.begin();
-        }
-        catch (SQLException e) {
-            throw SqlFailures.isAccessFailure(e) ? accessFailure(e, context) : SqlFailures.translate(e, ErrorCode.TRANSIENT, context);
-        }
-    }
-
-    /** Ends the transaction after {@code e} and says what it means: transient when the connection went with it. */
-    private SinkException failed(TargetTransaction transaction, SQLException e, String context)
-    {
-        if (transaction.abandon(e)) {
-            return SqlFailures.translate(e, ErrorCode.TRANSIENT, context);
-        }
-        String state = e.getSQLState();
-        if (SqlFailures.UNDEFINED_TABLE.equals(state) || SqlFailures.UNDEFINED_COLUMN.equals(state)) {
-            // the target changed under us: read the catalog again next time
-            plans.forget();
-        }
-        return SqlFailures.isAccessFailure(e) ? accessFailure(e, context) : SqlFailures.translate(e, context);
-    }
-
-    /** The server refused the login, a privilege or the database: {@link ErrorCode#CONFIG}, with what to do. */
-    private static SinkException accessFailure(SQLException e, String context)
-    {
-        String remedy = SqlFailures.remedy(e, SinkConfig.TARGET_USER, SinkConfig.TARGET_PASSWORD, SinkConfig.TARGET_URL).orElseThrow();
-        return SqlFailures.translate(e, ErrorCode.CONFIG, context, ". What to do: " + remedy);
     }
 
     @Override

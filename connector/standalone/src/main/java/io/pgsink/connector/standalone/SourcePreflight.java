@@ -8,7 +8,6 @@ import io.pgsink.core.SourcePosition;
 import org.intellij.lang.annotations.Language;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -53,17 +52,20 @@ final class SourcePreflight
 
     /**
      * @param stored the positions the target stores for the sink
+     * @return whether the replication slot exists (else the engine creates it)
      * @throws SinkException when the engine should not start, saying why and what to do
      */
-    void check(Map<String, SourcePosition> stored)
+    boolean check(Map<String, SourcePosition> stored)
     {
         try (Connection connection = source.connect()) {
             if (source.publicationMode() == AutoCreateMode.FILTERED && !capturesAnyTable(connection)) {
                 throw new SinkException(ErrorCode.CONFIG, "Cannot stream from " + config.sourceDescription() + ": " + CapturedTables.nothingCaptured(AutoCreateMode.FILTERED));
             }
-            if (!stored.isEmpty() && !slotExists(connection)) {
+            boolean slotExists = source.slotExists(connection, false);
+            if (!stored.isEmpty() && !slotExists) {
                 throw new SinkException(ErrorCode.CONFIG, missingSlot(stored.values()));
             }
+            return slotExists;
         }
         catch (SQLException e) {
             String context = "Cannot check the source " + config.sourceDescription() + " as " + source.user();
@@ -115,16 +117,5 @@ final class SourcePreflight
             }
         }
         return false;
-    }
-
-    private boolean slotExists(Connection connection)
-            throws SQLException
-    {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
-            statement.setString(1, source.slotName());
-            try (ResultSet rows = statement.executeQuery()) {
-                return rows.next();
-            }
-        }
     }
 }

@@ -172,13 +172,16 @@ public final class StandaloneService
         for (SourcePosition position : committed.values()) {
             log.info("{} - resuming from the position stored in the target: {}", name, position);
         }
+        boolean slotExists;
         try {
-            preflight.check(committed);
+            slotExists = preflight.check(committed);
         }
         catch (SinkException e) {
             sink.close();
             return e;
         }
+        // creating the slot waits for every open transaction on the source: say which
+        SlotCreationWatch slotWatch = slotExists ? null : SlotCreationWatch.start(name, new SourceDatabase(config.debezium()), config.slotCreationLogIntervalMillis());
         AtomicReference<Throwable> error = new AtomicReference<>();
         SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, sink, new DebeziumRecordMapper(config.unavailablePlaceholder()), metrics, System::currentTimeMillis, backoff, state);
         try (AutoCloseable registration = TargetOffsetBackingStore.register(name, () -> Map.copyOf(committed))) {
@@ -214,8 +217,30 @@ public final class StandaloneService
             engine.set(null);
             consumer.set(null);
             sink.close();
+            if (slotWatch != null) {
+                slotWatch.close();
+            }
         }
-        return stopRequested ? null : error.get();
+        if (stopRequested) {
+            return null;
+        }
+        if (slotWatch != null && !slotWatch.blockers().isEmpty() && mentions(error.get(), "waiting for source task to start")) {
+            return new SinkException(ErrorCode.CONFIG, "Creating replication slot " + config.debezium().getOrDefault("slot.name", name) + " on " + config.sourceDescription()
+                    + " did not finish within " + config.slotCreationTimeoutMillis() + " ms (" + StandaloneConfig.SLOT_CREATION_TIMEOUT_MS + "): PostgreSQL waits for open transactions to end: "
+                    + slotWatch.blockers() + ". End them (COMMIT, ROLLBACK or SELECT pg_terminate_backend(pid)) or raise " + StandaloneConfig.SLOT_CREATION_TIMEOUT_MS + ", then start pgsink again");
+        }
+        return error.get();
+    }
+
+    /** Whether {@code error} or a cause of it says {@code text}. */
+    private static boolean mentions(@Nullable Throwable error, String text)
+    {
+        for (Throwable cause = error; cause != null && cause.getCause() != cause; cause = cause.getCause()) {
+            if (String.valueOf(cause.getMessage()).contains(text)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
