@@ -1,5 +1,6 @@
 package io.pgsink.connector.standalone;
 
+import io.pgsink.core.SourcePosition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -56,6 +57,28 @@ class SourceRecoveryIT
         properties.put("http.port", "-1");
         properties.put("schema.evolution", "add-columns");
         return properties;
+    }
+
+    /**
+     * A slot behind the position stored in the target (the service stopped between committing a
+     * batch in the target and confirming it to the slot) is confirmed up to it before streaming
+     * starts, not when the next change is applied: the server may free the WAL before it.
+     */
+    @Test
+    void aSlotBehindTheStoredPositionIsConfirmedUpToItAtStart()
+            throws Exception
+    {
+        source.execute("SELECT pg_create_logical_replication_slot('" + sinkName + "', 'pgoutput')",
+                "INSERT INTO public.items SELECT g, 'later' FROM generate_series(100, 200) g");
+        String lsn = source.query("SELECT pg_current_wal_lsn()").get(0).get(0);
+        String[] parts = lsn.split("/");
+        long stored = (Long.parseLong(parts[0], 16) << 32) | Long.parseLong(parts[1], 16);
+        assertThat(source.query("SELECT confirmed_flush_lsn < '" + lsn + "'::pg_lsn FROM pg_replication_slots WHERE slot_name = '" + sinkName + "'")).containsExactly(List.of("t"));
+
+        new SourcePreflight(StandaloneConfig.parse(properties())).check(Map.of("{\"server\":\"" + sinkName + "\"}",
+                new SourcePosition("{\"server\":\"" + sinkName + "\"}", "{\"lsn\":" + stored + ",\"lsn_proc\":" + stored + ",\"txId\":1}")));
+
+        assertThat(source.query("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" + sinkName + "'")).containsExactly(List.of(lsn));
     }
 
     @Test
