@@ -121,7 +121,7 @@ final class RejectedRowIsolator
         TableId table = failure.table();
         RowChange bad = isolate(batch, table, transactions);
         SQLException sql = cause.getCause() instanceof SQLException sqlCause ? sqlCause : null;
-        String reason = SqlFailures.describe(sql != null ? sql : new SQLException(cause.getMessage()));
+        String reason = sql != null ? SqlFailures.describe(sql) : cause.getMessage();
         Optional<String> column = Optional.ofNullable(sql == null ? null : SqlFailures.column(sql));
         RejectedRow row = new RejectedRow(table, routing.targetOf(table), schemaOf(batch, table), bad, column, reason);
         if (!tolerateRejectedRows) {
