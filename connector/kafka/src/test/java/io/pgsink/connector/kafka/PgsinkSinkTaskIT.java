@@ -310,6 +310,18 @@ class PgsinkSinkTaskIT
         assertThat(query("SELECT count(*) FROM events WHERE id = 100")).containsExactly(List.of("1"));
     }
 
+    /** A login the target refuses is not retried: the task fails, saying what to fix. */
+    @Test
+    void anAccessFailureFailsTheTaskSayingWhatToDo()
+    {
+        TestingSinkTaskContext context = new TestingSinkTaskContext(properties(Map.of("target.user", "pgsink_no_such_role_" + schema.name())), null);
+        PgsinkSinkTask task = start(context);
+        assertThatThrownBy(() -> task.open(List.of(P0)))
+                .isInstanceOf(ConnectException.class)
+                .isNotInstanceOf(RetriableException.class)
+                .hasMessageContaining("does not exist [SQLState 28000]. What to do: the server refused the login: check target.user and target.password");
+    }
+
     @Test
     void aRowTheTargetRefusesFailsTheTaskNamingWhereAndWhy()
             throws SQLException
@@ -321,7 +333,13 @@ class PgsinkSinkTaskIT
                 .isInstanceOf(ConnectException.class)
                 .isNotInstanceOf(RetriableException.class)
                 .hasMessage("orders-sink - Cannot write a row of \"" + schema.name() + "\".\"orders\" key (7) column status (from \"" + schema.name() + "\".\"orders\" at offset 1 of srv.public.orders-0): "
-                        + "value too long for type character varying(8) [SQLState 22001]");
+                        + "value too long for type character varying(8) [SQLState 22001]")
+                .satisfies(e -> {
+                    // Connect's worker logs the whole cause chain: sanitized, no value in it
+                    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+                        assertThat(cause.getMessage()).as("the message of %s", cause.getClass()).doesNotContain("far too long");
+                    }
+                });
         assertThat(query("SELECT count(*) FROM orders")).containsExactly(List.of("0"));
 
         // a record that cannot be read at all

@@ -5,7 +5,6 @@ import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
-import io.pgsink.copy.SqlFailures;
 import io.pgsink.core.Backoff;
 import io.pgsink.core.Batch;
 import io.pgsink.core.BufferedSink;
@@ -15,16 +14,15 @@ import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.merge.MergeApplier;
-import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.jetbrains.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -40,8 +38,11 @@ import static java.util.Objects.requireNonNull;
  *
  * <p>Lifecycle: {@link #run()} blocks while the service streams; {@link #close()} (from another
  * thread, e.g. a shutdown hook) stops it. When the target or source is unreachable, {@code run}
- * starts over with backoff: it opens a new sink, reads the positions committed in the target, and
- * starts a new engine from there. Any other failure ends {@code run} with a {@link SinkException}.
+ * starts over with backoff: it opens a new sink, reads the positions committed in the target,
+ * checks the source ({@link SourcePreflight}) and starts a new engine from there. Any other
+ * failure ends {@code run} with a {@link SinkException}; which is which is
+ * {@link EngineFailures#isRetriable}'s call, by the taxonomy of {@code SqlFailures}. What the service is doing
+ * is its {@link ServiceState}, for {@code /health} and {@code pgsink_state}.
  * A kill at any moment is safe: see {@link SinkChangeConsumer} for why nothing is lost or applied
  * twice. The service claims the writer generation of its {@code sink.name} when it starts: a second
  * service started with the same name claims after it, and this one stops at its next flush
@@ -109,13 +110,12 @@ public final class StandaloneService
                 if (error == null) {
                     error = new SinkException(ErrorCode.TRANSIENT, "The Debezium engine stopped without an error");
                 }
-                if (!isRetriable(error)) {
+                if (!EngineFailures.isRetriable(error)) {
                     state.failed(error);
                     // the engine wraps what the consumer threw: the sink's own failure says it best
-                    for (Throwable cause = error; cause != null && cause.getCause() != cause; cause = cause.getCause()) {
-                        if (cause instanceof SinkException sinkException) {
-                            throw sinkException;
-                        }
+                    Optional<SinkException> sinkFailure = EngineFailures.sinkFailure(error);
+                    if (sinkFailure.isPresent()) {
+                        throw sinkFailure.get();
                     }
                     throw new SinkException(ErrorCode.CONFIG, name + " - streaming from " + config.sourceDescription() + " failed: " + error, error);
                 }
@@ -224,51 +224,12 @@ public final class StandaloneService
         if (stopRequested) {
             return null;
         }
-        if (slotWatch != null && !slotWatch.blockers().isEmpty() && mentions(error.get(), "waiting for source task to start")) {
+        if (slotWatch != null && !slotWatch.blockers().isEmpty() && EngineFailures.mentions(error.get(), "waiting for source task to start")) {
             return new SinkException(ErrorCode.CONFIG, "Creating replication slot " + config.debezium().getOrDefault("slot.name", name) + " on " + config.sourceDescription()
                     + " did not finish within " + config.slotCreationTimeoutMillis() + " ms (" + StandaloneConfig.SLOT_CREATION_TIMEOUT_MS + "): PostgreSQL waits for open transactions to end: "
                     + slotWatch.blockers() + ". End them (COMMIT, ROLLBACK or SELECT pg_terminate_backend(pid)) or raise " + StandaloneConfig.SLOT_CREATION_TIMEOUT_MS + ", then start pgsink again");
         }
         return error.get();
-    }
-
-    /** Whether {@code error} or a cause of it says {@code text}. */
-    private static boolean mentions(@Nullable Throwable error, String text)
-    {
-        for (Throwable cause = error; cause != null && cause.getCause() != cause; cause = cause.getCause()) {
-            if (String.valueOf(cause.getMessage()).contains(text)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Whether starting over may help, by the taxonomy of {@link SqlFailures}: the first
-     * {@link SinkException} in the cause chain decides, or the first {@link SQLException} refusing
-     * access (login, privilege, database: never retried); otherwise a transient
-     * {@link SQLException}, a Connect {@link RetriableException} or a refused socket connection
-     * anywhere in the chain make it retriable.
-     */
-    static boolean isRetriable(Throwable error)
-    {
-        boolean retriable = false;
-        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SinkException sinkException) {
-                return sinkException.isTransient();
-            }
-            if (cause instanceof SQLException sqlException) {
-                if (SqlFailures.isAccessFailure(sqlException)) {
-                    return false;
-                }
-                retriable |= SqlFailures.isTransient(sqlException);
-            }
-            retriable |= cause instanceof RetriableException || cause instanceof java.net.ConnectException;
-            if (cause.getCause() == cause) {
-                break;
-            }
-        }
-        return retriable;
     }
 
     private void startEndpoints()
