@@ -20,7 +20,7 @@ class SqlFailuresTest
             assertThat(SqlFailures.isTransient(new SQLException("failed", state))).as(state).isTrue();
             assertThat(SqlFailures.classify(new SQLException("failed", state))).as(state).isEqualTo(ErrorCode.TRANSIENT);
         }
-        for (String state : new String[] {"28P01", "3D000", "42501", "42P01", "23505", "22001", "XX000"}) {
+        for (String state : new String[] {"28P01", "28000", "3D000", "57P04", "42501", "42P01", "23505", "22001", "XX000"}) {
             assertThat(SqlFailures.isTransient(new SQLException("failed", state))).as(state).isFalse();
         }
         assertThat(SqlFailures.isTransient(new SQLException("no state"))).isFalse();
@@ -33,8 +33,26 @@ class SqlFailuresTest
         assertThat(SqlFailures.classify(new SQLException("too long", "22001"))).isEqualTo(ErrorCode.DATA);
         assertThat(SqlFailures.classify(new SQLException("duplicate", SqlFailures.UNIQUE_VIOLATION))).isEqualTo(ErrorCode.DATA);
         assertThat(SqlFailures.classify(new SQLException("missing", SqlFailures.UNDEFINED_TABLE))).isEqualTo(ErrorCode.SCHEMA_MISMATCH);
-        assertThat(SqlFailures.classify(new SQLException("denied", "42501"))).isEqualTo(ErrorCode.SCHEMA_MISMATCH);
         assertThat(SqlFailures.classify(new SQLException("no state"))).isEqualTo(ErrorCode.SCHEMA_MISMATCH);
+    }
+
+    @Test
+    void accessFailuresAreConfigurationWithARemedy()
+    {
+        for (String state : new String[] {"28P01", "28000", "42501", "3D000", "57P04"}) {
+            SQLException failure = new SQLException("refused", state);
+            assertThat(SqlFailures.isAccessFailure(failure)).as(state).isTrue();
+            assertThat(SqlFailures.classify(failure)).as(state).isEqualTo(ErrorCode.CONFIG);
+            assertThat(SqlFailures.remedy(failure, "u", "p", "url")).as(state).isPresent();
+        }
+        assertThat(SqlFailures.remedy(new SQLException("wrong password", "28P01"), "target.user", "target.password", "target.url"))
+                .contains("the server refused the login: check target.user and target.password (and the server's pg_hba.conf), then start pgsink again");
+        assertThat(SqlFailures.remedy(new SQLException("denied", "42501"), "target.user", "target.password", "target.url").orElseThrow()).contains("grant it");
+        assertThat(SqlFailures.remedy(new SQLException("no database", "3D000"), "target.user", "target.password", "target.url").orElseThrow()).contains("fix target.url");
+        assertThat(SqlFailures.remedy(new SQLException("lost", "08006"), "u", "p", "url")).isEmpty();
+        // HikariCP's timeout carries the state of the failure behind it
+        assertThat(SqlFailures.classify(new java.sql.SQLTransientConnectionException("not available", "28P01"))).isEqualTo(ErrorCode.CONFIG);
+        assertThat(SqlFailures.classify(new java.sql.SQLTransientConnectionException("not available"))).isEqualTo(ErrorCode.TRANSIENT);
     }
 
     @Test
@@ -65,8 +83,26 @@ class SqlFailuresTest
         failure.setNextException(next);
         SinkException translated = SqlFailures.translate(failure, "Cannot apply changes to \"s\".\"t\"");
         assertThat(translated.errorCode()).isEqualTo(ErrorCode.DATA);
-        assertThat(translated).hasMessage("Cannot apply changes to \"s\".\"t\": batch failed [SQLState 22001]").hasCause(failure);
-        assertThat(translated.getSuppressed()).containsExactly(next);
+        assertThat(translated).hasMessage("Cannot apply changes to \"s\".\"t\": batch failed [SQLState 22001]");
+        assertThat(translated.getCause()).isInstanceOf(SQLException.class).hasMessage("SQLException: SQLState 22001: batch failed");
+        assertThat(((SQLException) translated.getCause()).getSQLState()).isEqualTo("22001");
+        assertThat(translated.getCause().getStackTrace()).isEqualTo(failure.getStackTrace());
+        assertThat(translated.getSuppressed()).singleElement().satisfies(suppressed -> assertThat(suppressed).hasMessage("SQLException: SQLState 22001: row 2"));
+    }
+
+    @Test
+    void sanitizedFailuresCarryNoValues()
+    {
+        PSQLException copy = server("23514", "new row for relation \"t\" violates check constraint \"t_c_check\"", "COPY t, line 1, column c: \"secret\"");
+        SQLException sanitized = SqlFailures.sanitized(copy);
+        assertThat(sanitized.getMessage()).isEqualTo("PSQLException: SQLState 23514: new row for relation \"t\" violates check constraint \"t_c_check\" (COPY t, line 1, column c)");
+        assertThat(sanitized.getSQLState()).isEqualTo("23514");
+        assertThat(copy.getMessage()).as("pgjdbc's own message, with server detail on").contains("secret");
+        SQLException wrapped = new SQLException("outer", "08006", copy);
+        assertThat(SqlFailures.sanitized(wrapped).getCause()).hasMessageNotContaining("secret");
+        assertThat(SqlFailures.column(copy)).isEqualTo("c");
+        PSQLException notNull = new PSQLException(new ServerErrorMessage("SERROR\0C23502\0Mnull value in column \"n\" of relation \"t\" violates not-null constraint\0Dfailing row contains (secret)\0cn\0"));
+        assertThat(SqlFailures.column(notNull)).isEqualTo("n");
     }
 
     private static PSQLException server(String state, String message, String where)

@@ -7,7 +7,11 @@ package io.pgsink.core;
  */
 public enum ErrorCode
 {
-    /** A configuration value is invalid or missing. Fix the configuration; retrying cannot help. */
+    /**
+     * A configuration value is invalid or missing, or the server refused the sink's login, a
+     * privilege or its database, or another writer with the same {@code sink.name} took over. An
+     * operator has to act; retrying cannot help.
+     */
     CONFIG,
     /** Source and target disagree on tables, columns, keys or types. */
     SCHEMA_MISMATCH,

@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -62,7 +63,11 @@ public final class MergeApplier
     private final boolean mergeAllowed;
     private final Optional<RejectedRowHandler> rejectedRowHandler;
     private final PositionStore positions;
+    private final WriterFence fence;
+    /** The writer generations this applier claimed or holds, by fence; checked in every flush. */
+    private final Map<String, Long> claims = new HashMap<>();
     private final TargetSession session;
+    private final TargetTransactions transactions;
     private final StagingTables staging = new StagingTables();
     private final TablePlans plans;
     private final TableWriter writer;
@@ -87,8 +92,11 @@ public final class MergeApplier
         this.mergeAllowed = config.mergesUpdates();
         this.rejectedRowHandler = builder.rejectedRowHandler;
         this.positions = new PositionStore(config);
+        this.fence = new WriterFence(config);
         this.session = new TargetSession(sinkName, builder.connector, config.targetDialect(), positions::createTable, builder.poolMetrics);
         this.plans = new TablePlans(config, staging);
+        // a table or column gone: the target changed under us, read the catalog again next time
+        this.transactions = new TargetTransactions(session, plans::forget);
         this.writer = new TableWriter(config.copyFormat(), builder.copyListener);
         this.isolator = new RejectedRowIsolator(config.toleratesRejectedRows(), config.tableNameFormat());
         this.deadLetters = new DeadLetterTable(sinkName, SqlIdentifiers.quote(config.offsetsSchema()) + "." + SqlIdentifiers.quote(config.deadLetterTable()));
@@ -108,21 +116,61 @@ public final class MergeApplier
     @Override
     public Map<String, SourcePosition> committedPositions()
     {
-        String context = "Cannot read stored positions of sink '" + sinkName + "' from " + positions.qualifiedTable();
-        TargetTransaction transaction = begin(context);
-        try {
-            Map<String, SourcePosition> stored = positions.read(transaction.connection());
-            // nothing stored, nothing to settle
-            transaction.commit(0);
-            return stored;
+        // read-only: nothing stored, nothing to settle
+        return transactions.run("Cannot read stored positions of sink '" + sinkName + "' from " + positions.qualifiedTable(), positions::read);
+    }
+
+    /**
+     * Claims {@code fence} for this writer (see {@link WriterFence}): raises its generation, in a
+     * transaction of its own, and from then on checks it in every flush, which fails with
+     * {@link WriterFencedException} once another writer with the same {@code sink.name} claimed it
+     * since. The standalone service claims the whole sink ({@code ""}) when it starts; a Kafka
+     * Connect task each partition it is given.
+     *
+     * @return the generation claimed
+     */
+    public long claim(String fenceName)
+    {
+        requireNonNull(fenceName, "fenceName is null");
+        String context = "Cannot claim the writer generation of sink '" + sinkName + "'" + (fenceName.isEmpty() ? "" : " for " + fenceName) + " in " + positions.qualifiedTable();
+        for (int attempt = 1; ; attempt++) {
+            long generation;
+            try {
+                generation = transactions.run(context, connection -> fence.claim(connection, fenceName));
+            }
+            catch (SinkException e) {
+                if (attempt < 3 && e.getCause() instanceof SQLException cause && WriterFence.isRace(cause)) {
+                    // another writer claimed the same fence for the first time at once: claim again
+                    continue;
+                }
+                throw e;
+            }
+            claims.put(fenceName, generation);
+            log.info("{} - claimed writer generation {}{}: a writer with this sink.name that claimed before stops at its next flush", sinkName, generation,
+                    fenceName.isEmpty() ? "" : " of " + fenceName);
+            return generation;
         }
-        catch (SQLException e) {
-            throw failed(transaction, e, context);
-        }
-        catch (RuntimeException e) {
-            transaction.abandon(e);
-            throw e;
-        }
+    }
+
+    /** Checks {@code generation}, claimed before (by an earlier applier of the same writer), in every flush, without claiming anew. */
+    public void hold(String fenceName, long generation)
+    {
+        claims.put(requireNonNull(fenceName, "fenceName is null"), generation);
+    }
+
+    /** Stops checking {@code fence}: the writer gave it up (a Kafka Connect task's partition was closed). */
+    public void release(String fenceName)
+    {
+        claims.remove(fenceName);
+    }
+
+    /**
+     * Deletes every position stored for the sink, so that the next start loads the source anew
+     * ({@code pgsink reset}); returns how many there were.
+     */
+    public int forgetPositions()
+    {
+        return transactions.run("Cannot delete the stored positions of sink '" + sinkName + "' from " + positions.qualifiedTable(), positions::delete);
     }
 
     /**
@@ -182,7 +230,7 @@ public final class MergeApplier
     /** One transaction: every table, the positions, the rejected rows; then commit, or roll back. */
     private void attempt(Batch batch, FreshKeys freshKeys, List<RejectedRow> rejected, Ending ending)
     {
-        TargetTransaction transaction = begin("Cannot apply batch of " + batch.events() + " events");
+        TargetTransaction transaction = transactions.begin("Cannot apply batch of " + batch.events() + " events");
         TableBatch current = null;
         FlushPhases phases = new FlushPhases();
         try {
@@ -195,6 +243,7 @@ public final class MergeApplier
                 // first, so that the transaction's BEGIN travels with it: before a COPY, pgjdbc sends
                 // BEGIN on its own and waits for the answer, a round trip of its own
                 transaction.positionsStored(positions.store(connection, session.dialect(), batch.positions()));
+                fence.check(connection, claims);
                 start = phases.add(Phase.POSITIONS, start);
             }
             ApplyMethod method = applyMethod();
@@ -212,6 +261,7 @@ public final class MergeApplier
             current = null;
             if (positionsLast) {
                 transaction.positionsStored(positions.store(connection, session.dialect(), batch.positions()));
+                fence.check(connection, claims);
                 start = phases.add(Phase.POSITIONS, start);
             }
             if (!rejected.isEmpty()) {
@@ -239,9 +289,9 @@ public final class MergeApplier
                 throw new StagingLost(e);
             }
             if (current == null) {
-                throw failed(transaction, e, "Cannot apply batch of " + batch.events() + " events");
+                throw transactions.failed(transaction, e, "Cannot apply batch of " + batch.events() + " events");
             }
-            throw new TableFailure(current.table(), failed(transaction, e, "Cannot apply changes to " + plans.route(current.table()) + " (from " + current.table() + ")"));
+            throw new TableFailure(current.table(), transactions.failed(transaction, e, "Cannot apply changes to " + plans.route(current.table()) + " (from " + current.table() + ")"));
         }
         catch (SinkException e) {
             transaction.abandon(e);
@@ -282,31 +332,6 @@ public final class MergeApplier
             }
         }
         staging.prepare(transaction, staged);
-    }
-
-    /** A transaction; when no connection can be had, a {@link ErrorCode#TRANSIENT} failure: the target may come back. */
-    private TargetTransaction begin(String context)
-    {
-        try {
-            return session.begin();
-        }
-        catch (SQLException e) {
-            throw new SinkException(ErrorCode.TRANSIENT, context + ": " + SqlFailures.describe(e), e);
-        }
-    }
-
-    /** Ends the transaction after {@code e} and says what it means: transient when the connection went with it. */
-    private SinkException failed(TargetTransaction transaction, SQLException e, String context)
-    {
-        if (transaction.abandon(e)) {
-            return new SinkException(ErrorCode.TRANSIENT, context + ": " + SqlFailures.describe(e), e);
-        }
-        String state = e.getSQLState();
-        if (SqlFailures.UNDEFINED_TABLE.equals(state) || SqlFailures.UNDEFINED_COLUMN.equals(state)) {
-            // the target changed under us: read the catalog again next time
-            plans.forget();
-        }
-        return SqlFailures.translate(e, context);
     }
 
     @Override

@@ -79,6 +79,16 @@ final class PositionStore
         return positions;
     }
 
+    /** Deletes the positions of the sink in the connection's transaction (not its writer generations); returns how many there were. */
+    int delete(Connection connection)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("DELETE FROM " + qualifiedTable + " WHERE sink_name = ?")) {
+            statement.setString(1, sinkName);
+            return statement.executeUpdate();
+        }
+    }
+
     /**
      * Stores the positions in the connection's transaction, in partition order.
      *

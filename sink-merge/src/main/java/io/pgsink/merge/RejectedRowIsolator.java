@@ -27,7 +27,8 @@ import static java.util.Objects.requireNonNull;
  * back. When more than a tenth of the batch (at least 100 rows) is refused, the failure is taken
  * for not being caused by single rows, and the sink stops.
  *
- * <p>Under {@code none}, failures pass through unchanged.
+ * <p>Under {@code none}, a failure of a single row stops the sink: the row is isolated the same
+ * way (in transactions that are rolled back), so that the failure names it; nothing is applied.
  *
  * <p>Stateless apart from its configuration.
  */
@@ -100,14 +101,18 @@ final class RejectedRowIsolator
         }
     }
 
-    /** The row at fault, when the failure is one of a single row and it may be skipped; else the failure. */
+    /**
+     * The row at fault, when the failure is one of a single row and it may be skipped. Under
+     * {@code errors.tolerance=none} the row is isolated all the same, to name it: the failure
+     * thrown names table, key, column (where the server says which), source position and reason.
+     */
     private RejectedRow rejectedRow(Batch batch, TableFailure failure, Transactions transactions)
     {
         SinkException cause = failure.failure();
-        if (!tolerateRejectedRows) {
-            throw cause;
-        }
         if (cause instanceof RowRejectedException row) {
+            if (!tolerateRejectedRows) {
+                throw cause;
+            }
             return new RejectedRow(row.sourceTable(), row.targetTable(), schemaOf(batch, row.sourceTable()), row.change(), row.column(), row.reason());
         }
         if (cause.errorCode() != ErrorCode.DATA) {
@@ -115,8 +120,14 @@ final class RejectedRowIsolator
         }
         TableId table = failure.table();
         RowChange bad = isolate(batch, table, transactions);
-        String reason = SqlFailures.describe(cause.getCause() instanceof SQLException sql ? sql : new SQLException(cause.getMessage()));
-        return new RejectedRow(table, routing.targetOf(table), schemaOf(batch, table), bad, Optional.empty(), reason);
+        SQLException sql = cause.getCause() instanceof SQLException sqlCause ? sqlCause : null;
+        String reason = sql != null ? SqlFailures.describe(sql) : cause.getMessage();
+        Optional<String> column = Optional.ofNullable(sql == null ? null : SqlFailures.column(sql));
+        RejectedRow row = new RejectedRow(table, routing.targetOf(table), schemaOf(batch, table), bad, column, reason);
+        if (!tolerateRejectedRows) {
+            throw new SinkException(ErrorCode.DATA, "Cannot write a row of " + row.describe(), cause.getCause());
+        }
+        return row;
     }
 
     /**

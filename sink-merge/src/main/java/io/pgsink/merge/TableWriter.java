@@ -250,7 +250,7 @@ final class TableWriter
             if (code != ErrorCode.DATA) {
                 throw e;
             }
-            throw new RowRejectedException(code, batch.table(), plan.target.id(), change, SqlFailures.copyColumn(e), SqlFailures.describe(e), e);
+            throw new RowRejectedException(code, batch.table(), plan.target.id(), change, SqlFailures.column(e), SqlFailures.describe(e), SqlFailures.sanitized(e));
         }
         catch (SQLException e) {
             // Greenplum segments may not say which COPY line broke the unique index

@@ -13,7 +13,9 @@ import java.util.Properties;
  * {@code TargetSession}), which calls it from its own threads, and for one-off checks. The
  * password goes to the driver only; it is never logged. Connections are named
  * {@code pgsink <sink name>} ({@code ApplicationName}) unless {@code target.jdbc.ApplicationName}
- * says otherwise.
+ * says otherwise, and open with {@code logServerErrorDetail=false} unless
+ * {@code target.jdbc.logServerErrorDetail} says otherwise: pgjdbc then keeps the server's DETAIL
+ * (which can quote a whole row) out of exception messages.
  */
 @FunctionalInterface
 public interface TargetConnector
@@ -31,6 +33,8 @@ public interface TargetConnector
             config.targetUser().ifPresent(user -> properties.setProperty("user", user));
             config.targetPassword().ifPresent(password -> properties.setProperty("password", password));
             properties.putIfAbsent("ApplicationName", "pgsink " + config.sinkName());
+            // the server's DETAIL and WHERE quote row values: out of pgjdbc's exception messages
+            properties.putIfAbsent("logServerErrorDetail", "false");
             return DriverManager.getConnection(config.targetUrl(), properties);
         };
     }

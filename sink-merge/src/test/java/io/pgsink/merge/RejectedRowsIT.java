@@ -123,6 +123,47 @@ class RejectedRowsIT
         assertThat(TestingSink.query(schema, "SELECT count(*) FROM pgsink_offsets WHERE sink_name = 'strict'")).containsExactly(List.of("0"));
     }
 
+    /** Under {@code none} too, every kind of refused row is named: table, key, column where the server says which, position, reason; never the value. */
+    @Test
+    void toleranceNoneNamesTheRowOfEveryKind()
+            throws SQLException
+    {
+        TableSchema cards = TableSchema.of(TableId.of("src", "cards"), List.of("id", "code", "n", "holder"), List.of("id"));
+        String[][] kinds = {
+                // kind, the values of row 2 (row 1 is good), what the message names
+                {"check violation", "ok", "-5", "violates check constraint \"cards_n_check\" [SQLState 23514]"},
+                {"value too long", "secret-too-long", "5", "column code (from \"src\".\"cards\" at offset 2 of src): value too long for type character varying(8) [SQLState 22001]"},
+                {"type refusal", "ok", "secret-not-a-number", "column n (from \"src\".\"cards\" at offset 2 of src): invalid input syntax for type integer [SQLState 22P02]"},
+                {"not-null violation", null, "5", "column code (from \"src\".\"cards\" at offset 2 of src): null value in column \"code\" of relation \"cards\" violates not-null constraint [SQLState 23502]"},
+                {"unique violation", "ok", "5", "duplicate key value violates unique constraint \"cards_holder_key\" [SQLState 23505]"},
+        };
+        for (String[] kind : kinds) {
+            schema.execute(
+                    "DROP TABLE IF EXISTS cards",
+                    "CREATE TABLE cards (id int PRIMARY KEY, code varchar(8) NOT NULL, n int CHECK (n > 0), holder text UNIQUE)");
+            try (BufferedSink sink = sink("strict_kinds", "none")) {
+                sink.accept(ChangeEvent.insert(cards, new Object[] {1, "ok", 1, "secret-dup"}, at(1), 0));
+                sink.accept(ChangeEvent.insert(cards, new Object[] {2, kind[1], kind[2], kind[0].equals("unique violation") ? "secret-dup" : "secret-holder"}, at(2), 0));
+                sink.accept(ChangeEvent.insert(cards, new Object[] {3, "ok", 3, "secret-other"}, at(3), 0));
+                assertThatThrownBy(sink::flush)
+                        .as(kind[0])
+                        .isInstanceOf(SinkException.class)
+                        .hasMessageStartingWith("Cannot write a row of ")
+                        .hasMessageContaining(".\"cards\" key (2)")
+                        .hasMessageContaining("at offset 2 of src")
+                        .hasMessageContaining(kind[3])
+                        .hasMessageNotContaining("secret")
+                        .satisfies(e -> assertThat(((SinkException) e).errorCode()).isEqualTo(ErrorCode.DATA))
+                        .satisfies(e -> {
+                            for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+                                assertThat(cause.getMessage()).as("%s: the cause %s", kind[0], cause.getClass()).doesNotContain("secret");
+                            }
+                        });
+            }
+            assertThat(TestingSink.query(schema, "SELECT count(*) FROM cards")).as(kind[0]).containsExactly(List.of("0"));
+        }
+    }
+
     @Test
     void toleranceAllAppliesGoodRowsAndDeadLettersBadOnes()
             throws SQLException

@@ -164,8 +164,22 @@ public final class EmbeddedPostgres
     public void restart()
             throws IOException, InterruptedException
     {
+        stop();
+        startServer();
+    }
+
+    /** Stops the server ({@code -m fast}) until {@link #startAgain()}: the target is down. */
+    public void stop()
+            throws IOException, InterruptedException
+    {
         run(List.of(bin("pg_ctl"), "-D", directory.resolve("data").toString(), "-m", "fast", "-w", "-t", "60", "stop"), 90);
         running = false;
+    }
+
+    /** Starts the server {@link #stop()} stopped, on the same port and data directory. */
+    public void startAgain()
+            throws IOException, InterruptedException
+    {
         startServer();
     }
 

@@ -301,7 +301,56 @@ class PgsinkSinkTaskIT
         assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(5)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(5)));
         assertThat(query("SELECT count(*), count(DISTINCT id) FROM events WHERE id < 100")).containsExactly(List.of("5", "5"));
         assertThat(query("SELECT count(*) FROM events WHERE id >= 100")).containsExactly(List.of("3"));
-        assertThat(query("SELECT source_partition, source_offset FROM pgsink_offsets ORDER BY 1")).containsExactly(List.of(TOPIC + "-0", "4"), List.of(TOPIC + "-1", "2"));
+        assertThat(query("SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = 'orders-sink' ORDER BY 1")).containsExactly(List.of(TOPIC + "-0", "4"), List.of(TOPIC + "-1", "2"));
+    }
+
+    /**
+     * A task paused long enough (a GC pause) to lose its partition to another task, which claims
+     * it on open: the late batch of the first task is not committed, its records and position stay
+     * out of the target, and it keeps failing (retriably) until Connect closes the partition.
+     */
+    @Test
+    void aTaskThatLostItsPartitionCannotCommitALateBatch()
+            throws SQLException
+    {
+        TestingSinkTaskContext zombieContext = new TestingSinkTaskContext(properties(Map.of("flush.max.events", "100")), null);
+        PgsinkSinkTask zombie = start(zombieContext);
+        zombie.open(List.of(P0));
+        zombie.put(events(0, 3, P0, 0));
+
+        TestingSinkTaskContext ownerContext = new TestingSinkTaskContext(properties(Map.of("flush.max.events", "100")), null);
+        PgsinkSinkTask owner = start(ownerContext);
+        owner.open(List.of(P0));
+        owner.put(events(0, 2, P0, 0));
+        assertThat(owner.preCommit(Map.of(P0, new OffsetAndMetadata(2)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(2)));
+
+        // the late batch: not committed, nor its position
+        assertThat(zombie.preCommit(Map.of(P0, new OffsetAndMetadata(3)))).isEmpty();
+        assertThatThrownBy(() -> zombie.put(events(3, 1, P0, 3)))
+                .isInstanceOf(RetriableException.class)
+                .hasMessageContaining("Another writer with sink.name orders-sink took over " + TOPIC + "-0 since this one claimed it (generation 1");
+        assertThat(query("SELECT count(*), max(id) FROM events")).containsExactly(List.of("2", "1"));
+        assertThat(query("SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = 'orders-sink'")).containsExactly(List.of(TOPIC + "-0", "1"));
+        assertThat(query("SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = 'orders-sink (writer generation)'")).containsExactly(List.of(TOPIC + "-0", "2"));
+
+        // Connect closes the lost partition: the task works on with what it is given
+        zombie.close(List.of(P0));
+        zombie.open(List.of(P1));
+        zombie.put(events(100, 1, P1, 0));
+        assertThat(zombie.preCommit(Map.of(P1, new OffsetAndMetadata(1)))).isEqualTo(Map.of(P1, new OffsetAndMetadata(1)));
+        assertThat(query("SELECT count(*) FROM events WHERE id = 100")).containsExactly(List.of("1"));
+    }
+
+    /** A login the target refuses is not retried: the task fails, saying what to fix. */
+    @Test
+    void anAccessFailureFailsTheTaskSayingWhatToDo()
+    {
+        TestingSinkTaskContext context = new TestingSinkTaskContext(properties(Map.of("target.user", "pgsink_no_such_role_" + schema.name())), null);
+        PgsinkSinkTask task = start(context);
+        assertThatThrownBy(() -> task.open(List.of(P0)))
+                .isInstanceOf(ConnectException.class)
+                .isNotInstanceOf(RetriableException.class)
+                .hasMessageContaining("does not exist [SQLState 28000]. What to do: the server refused the login: check target.user and target.password");
     }
 
     @Test
@@ -315,7 +364,13 @@ class PgsinkSinkTaskIT
                 .isInstanceOf(ConnectException.class)
                 .isNotInstanceOf(RetriableException.class)
                 .hasMessage("orders-sink - Cannot write a row of \"" + schema.name() + "\".\"orders\" key (7) column status (from \"" + schema.name() + "\".\"orders\" at offset 1 of srv.public.orders-0): "
-                        + "value too long for type character varying(8) [SQLState 22001]");
+                        + "value too long for type character varying(8) [SQLState 22001]")
+                .satisfies(e -> {
+                    // Connect's worker logs the whole cause chain: sanitized, no value in it
+                    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+                        assertThat(cause.getMessage()).as("the message of %s", cause.getClass()).doesNotContain("far too long");
+                    }
+                });
         assertThat(query("SELECT count(*) FROM orders")).containsExactly(List.of("0"));
 
         // a record that cannot be read at all

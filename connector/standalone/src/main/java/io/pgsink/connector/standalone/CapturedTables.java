@@ -1,5 +1,6 @@
 package io.pgsink.connector.standalone;
 
+import io.debezium.connector.postgresql.PostgresConnectorConfig.AutoCreateMode;
 import io.pgsink.core.ConfigProblem;
 
 import java.util.ArrayList;
@@ -86,6 +87,20 @@ final class CapturedTables
             }
         }
         return patterns;
+    }
+
+    /**
+     * What {@code check} and {@code run} say when no table matches the lists: under
+     * {@code publication.autocreate.mode=filtered} a problem (Debezium cannot create a publication
+     * of no table), else a warning (an all-tables publication captures tables created later).
+     */
+    static String nothingCaptured(AutoCreateMode publicationMode)
+    {
+        String nothing = "no table matches source." + TABLE_INCLUDE_LIST + ", source." + TABLE_EXCLUDE_LIST + ", source." + SCHEMA_INCLUDE_LIST
+                + " and source." + SCHEMA_EXCLUDE_LIST + ": nothing would be captured";
+        return publicationMode == AutoCreateMode.FILTERED
+                ? nothing + ", and publication.autocreate.mode=filtered cannot create a publication of no table: fix the lists"
+                : nothing + " until a matching table is created";
     }
 
     /** Whether Debezium captures {@code schema.table}. */

@@ -248,7 +248,8 @@ final class Checker
             }
         }
         if (captured.isEmpty()) {
-            add(Status.WARN, subject, "no table matches the include and exclude lists: nothing would be captured");
+            // the same verdict as run's (SourcePreflight)
+            add(source.publicationMode() == AutoCreateMode.FILTERED ? Status.FAIL : Status.WARN, subject, CapturedTables.nothingCaptured(source.publicationMode()));
         }
         return captured;
     }

@@ -15,8 +15,9 @@ import java.util.function.Supplier;
 
 /**
  * The service's HTTP endpoint: {@code GET /metrics} (Prometheus text format 0.0.4) and
- * {@code GET /health} (200 with {@code {"status":"UP",...}} while the service streams, 503
- * otherwise). Served by the JDK's HTTP server on one daemon thread.
+ * {@code GET /health} (200 with {@code {"status":"UP",...}} while the service is healthy, 503
+ * otherwise; the states are {@link ServiceState}'s). Served by the JDK's HTTP server on one
+ * daemon thread.
  */
 final class HttpEndpoint
         implements AutoCloseable

@@ -21,7 +21,7 @@ import java.io.PrintWriter;
         mixinStandardHelpOptions = true,
         versionProvider = PgsinkCommand.Version.class,
         description = "Change-data-capture sink: streams PostgreSQL changes (Debezium, pgoutput) into PostgreSQL or Greenplum at COPY speed.",
-        subcommands = {RunCommand.class, CheckCommand.class, QuickstartCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {RunCommand.class, CheckCommand.class, ResetCommand.class, QuickstartCommand.class, CommandLine.HelpCommand.class})
 public final class PgsinkCommand
         implements Runnable
 {
@@ -67,7 +67,7 @@ public final class PgsinkCommand
     @Override
     public void run()
     {
-        throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: run, check or quickstart");
+        throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: run, check, reset or quickstart");
     }
 
     static final class Version

@@ -51,12 +51,13 @@ import static java.util.Objects.requireNonNull;
  * <p>Debezium turns an update that changes the primary key into a delete of the old key (header
  * {@code __debezium.newkey}) directly followed by a create of the new key (header
  * {@code __debezium.oldkey}) at the same source position. The delete is skipped; the mapper
- * ({@link DebeziumRecordMapper.KeyChanges#AS_UPDATES}) turns the create into one update from the
+ * ({@link DebeziumRecordMapper.KeyChanges#UPDATE_FROM_OLD_KEY}) turns the create into one update from the
  * old key, which deletes the old row and fills the create's unchanged TOAST values from it, in
  * the same batch or, when the engine split the pair, the next one.
  *
  * <p>A flush that fails with a {@linkplain SinkException#isTransient() transient} error (target
- * restarted, connection lost) is retried with backoff, since the sink keeps its buffers; any other
+ * restarted, connection lost) is retried with backoff, since the sink keeps its buffers, and the
+ * {@link ServiceState} says {@code RETRYING} until a flush succeeds; any other
  * failure, or a transient one inside {@link Sink#accept}, ends the batch with the exception and the
  * engine stops, and the service decides whether to restart it.
  *
@@ -73,6 +74,7 @@ final class SinkChangeConsumer
     private final SinkMetrics metrics;
     private final LongSupplier clock;
     private final Backoff backoff;
+    private final ServiceState state;
     private volatile boolean stopping;
     private volatile String lastPosition = "";
     /** Tables whose snapshot started in this engine run. */
@@ -83,7 +85,7 @@ final class SinkChangeConsumer
     @Nullable
     private String lastPartitionJson;
 
-    SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff)
+    SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff, ServiceState state)
     {
         this.name = requireNonNull(name, "name is null");
         this.sink = requireNonNull(sink, "sink is null");
@@ -91,6 +93,7 @@ final class SinkChangeConsumer
         this.metrics = requireNonNull(metrics, "metrics is null");
         this.clock = requireNonNull(clock, "clock is null");
         this.backoff = requireNonNull(backoff, "backoff is null");
+        this.state = requireNonNull(state, "state is null");
     }
 
     @Override
@@ -99,6 +102,7 @@ final class SinkChangeConsumer
     {
         long newestSourceTime = 0;
         SourcePosition last = null;
+        boolean snapshot = false;
         for (RecordChangeEvent<SourceRecord> record : records) {
             SourceRecord sourceRecord = record.record();
             if (KeyChangeHeaders.isDeleteHalf(sourceRecord) || sourceRecord.value() == null) {
@@ -122,6 +126,7 @@ final class SinkChangeConsumer
                     sink.accept(ChangeEvent.truncate(event.get().table(), position, event.get().sourceTimeMillis()));
                 }
                 sink.accept(event.get());
+                snapshot = event.get().operation() == Operation.READ;
                 newestSourceTime = Math.max(newestSourceTime, event.get().sourceTimeMillis());
             }
             else {
@@ -132,6 +137,7 @@ final class SinkChangeConsumer
         metrics.eventsIn(records.size());
         metrics.bufferBytes(sink.bufferedBytes());
         flush();
+        state.set(snapshot ? ServiceState.State.SNAPSHOT : ServiceState.State.STREAMING);
         metrics.bufferBytes(0);
         metrics.lagMillis(newestSourceTime == 0 ? 0 : clock.getAsLong() - newestSourceTime);
         if (last != null) {
@@ -161,6 +167,7 @@ final class SinkChangeConsumer
                     throw e;
                 }
                 long wait = backoff.delayMillis(attempt++);
+                state.retrying(e, attempt);
                 log.warn("{} - flush failed, retrying in {} ms (attempt {}): {}", name, wait, attempt, e.getMessage());
                 Thread.sleep(wait);
             }

@@ -29,6 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>{@code pgsink_copy_bytes_total}: CSV bytes sent with COPY;</li>
  * <li>{@code pgsink_buffer_bytes}: estimated heap of the rows buffered for the next flush;</li>
  * <li>{@code pgsink_source_lag_seconds}: at the last flush, how long after its source commit the newest change was applied;</li>
+ * <li>{@code pgsink_state{state}}: 1 for the service's current {@link ServiceState.State}, 0 for the others;</li>
  * <li>{@code hikaricp_*{pool="pgsink-<sink>"}}: the target connection pool (connections active, idle and pending, acquire, usage and creation times, timeouts).</li>
  * </ul>
  * Counters are thread-safe; {@link #flushed} runs on the sink's thread.
@@ -61,6 +62,15 @@ final class SinkMetrics
                 .register(registry);
         Gauge.builder("pgsink.buffer.bytes", bufferBytes, AtomicLong::get).description("Estimated heap of buffered rows").baseUnit("bytes").register(registry);
         Gauge.builder("pgsink.source.lag", lagMillis, value -> value.get() / 1000.0).description("Time from source commit to target commit of the newest change applied").baseUnit("seconds").register(registry);
+    }
+
+    /** {@code pgsink_state{state="..."}}: 1 for the current state, 0 for every other. */
+    void stateGauges(ServiceState state)
+    {
+        for (ServiceState.State each : ServiceState.State.values()) {
+            Gauge.builder("pgsink.state", state, current -> current.state() == each ? 1 : 0).tag("state", each.name())
+                    .description("1 for the service's current state (STARTING, SNAPSHOT, STREAMING, RETRYING, STOPPING, STOPPED, FAILED)").register(registry);
+        }
     }
 
     void eventsIn(long count)

@@ -4,6 +4,8 @@ import io.debezium.connector.postgresql.PostgresConnectorConfig.AutoCreateMode;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
@@ -56,6 +58,22 @@ final class SourceDatabase
     AutoCreateMode publicationMode()
     {
         return AutoCreateMode.parse(debezium.getOrDefault("publication.autocreate.mode", AutoCreateMode.ALL_TABLES.getValue()));
+    }
+
+    /**
+     * Whether the replication slot is listed on the server; with {@code created}, only once its
+     * creation finished (a slot being created is listed already, without a confirmed position).
+     */
+    boolean slotExists(Connection connection, boolean created)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM pg_catalog.pg_replication_slots WHERE slot_name = ?"
+                + (created ? " AND confirmed_flush_lsn IS NOT NULL" : ""))) {
+            statement.setString(1, slotName());
+            try (ResultSet rows = statement.executeQuery()) {
+                return rows.next();
+            }
+        }
     }
 
     String jdbcUrl()

@@ -53,11 +53,15 @@ public final class StandaloneConfig
 
     public static final String SOURCE_PREFIX = "source.";
     public static final String ENVIRONMENT_PREFIX = "PGSINK_";
-    public static final List<String> ENVIRONMENT_NAMESPACES = List.of("source.", "target.", "sink.", "flush.", "buffer.", "copy.", "offsets.", "tables.", "schema.", "errors.", "http.", "progress.", "retry.");
+    public static final List<String> ENVIRONMENT_NAMESPACES = List.of("source.", "target.", "sink.", "flush.", "buffer.", "copy.", "offsets.", "tables.", "schema.", "errors.", "http.", "progress.", "retry.", "slot.");
 
     public static final String HTTP_PORT = "http.port";
     public static final String HTTP_HOST = "http.host";
     public static final String PROGRESS_INTERVAL_MS = "progress.interval.ms";
+    public static final String SLOT_CREATION_TIMEOUT_MS = "slot.creation.timeout.ms";
+    public static final String SLOT_CREATION_LOG_INTERVAL_MS = "slot.creation.log.interval.ms";
+    /** The Debezium engine's bound on starting its task, which includes creating the slot. */
+    static final String TASK_MANAGEMENT_TIMEOUT_MS = "internal.task.management.timeout.ms";
 
     static final ConfigKey<Long> HTTP_PORT_KEY = ConfigKey.optional(HTTP_PORT, ConfigType.LONG, 9464L,
             "Port of the HTTP endpoint serving /metrics (Prometheus text format) and /health; 0 picks a free port, -1 disables it.").withValidator(ConfigValidator.between(-1, 65535));
@@ -66,8 +70,14 @@ public final class StandaloneConfig
     static final ConfigKey<Long> PROGRESS_INTERVAL_MS_KEY = ConfigKey.optional(PROGRESS_INTERVAL_MS, ConfigType.LONG, 30_000L,
             "How often progress (events in, rows applied, lag, position) is logged while changes flow; 0 disables it.").withValidator(ConfigValidator.atLeast(0));
 
+    static final ConfigKey<Long> SLOT_CREATION_TIMEOUT_MS_KEY = ConfigKey.optional(SLOT_CREATION_TIMEOUT_MS, ConfigType.LONG, 600_000L,
+            "How long starting may wait for the replication slot to be created (PostgreSQL waits for every open transaction on the source to end); then the service stops, naming the transactions it waited for. Sets the Debezium engine's internal.task.management.timeout.ms unless source.internal.task.management.timeout.ms is given.")
+            .withValidator(ConfigValidator.atLeast(1000));
+    static final ConfigKey<Long> SLOT_CREATION_LOG_INTERVAL_MS_KEY = ConfigKey.optional(SLOT_CREATION_LOG_INTERVAL_MS, ConfigType.LONG, 10_000L,
+            "While the replication slot is being created, how often the open source transactions it waits for (pid, xid, age) are logged.").withValidator(ConfigValidator.atLeast(100));
+
     /** The service's own keys; the sink's are {@link SinkConfig#KEYS}. */
-    public static final List<ConfigKey<?>> KEYS = List.of(HTTP_PORT_KEY, HTTP_HOST_KEY, PROGRESS_INTERVAL_MS_KEY);
+    public static final List<ConfigKey<?>> KEYS = List.of(HTTP_PORT_KEY, HTTP_HOST_KEY, PROGRESS_INTERVAL_MS_KEY, SLOT_CREATION_TIMEOUT_MS_KEY, SLOT_CREATION_LOG_INTERVAL_MS_KEY);
 
     private final SinkConfig sink;
     private final Map<String, String> debezium;
@@ -225,7 +235,20 @@ public final class StandaloneConfig
     {
         Properties properties = new Properties();
         properties.putAll(debezium);
+        properties.putIfAbsent(TASK_MANAGEMENT_TIMEOUT_MS, Long.toString(slotCreationTimeoutMillis()));
         return properties;
+    }
+
+    /** How long starting may wait for the replication slot; the engine's {@value #TASK_MANAGEMENT_TIMEOUT_MS} when given. */
+    public long slotCreationTimeoutMillis()
+    {
+        String engine = debezium.get(TASK_MANAGEMENT_TIMEOUT_MS);
+        return engine != null ? Long.parseLong(engine) : own.get(SLOT_CREATION_TIMEOUT_MS_KEY);
+    }
+
+    public long slotCreationLogIntervalMillis()
+    {
+        return own.get(SLOT_CREATION_LOG_INTERVAL_MS_KEY);
     }
 
     /** Which source tables Debezium captures, from the include and exclude lists. */

@@ -1,13 +1,10 @@
 package io.pgsink.connector.standalone;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
-import io.pgsink.copy.SqlFailures;
 import io.pgsink.core.Backoff;
 import io.pgsink.core.Batch;
 import io.pgsink.core.BufferedSink;
@@ -17,16 +14,15 @@ import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.merge.MergeApplier;
-import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.jetbrains.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.sql.SQLException;
-import java.util.LinkedHashMap;
+import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -42,26 +38,20 @@ import static java.util.Objects.requireNonNull;
  *
  * <p>Lifecycle: {@link #run()} blocks while the service streams; {@link #close()} (from another
  * thread, e.g. a shutdown hook) stops it. When the target or source is unreachable, {@code run}
- * starts over with backoff: it opens a new sink, reads the positions committed in the target, and
- * starts a new engine from there. Any other failure ends {@code run} with a {@link SinkException}.
+ * starts over with backoff: it opens a new sink, reads the positions committed in the target,
+ * checks the source ({@link SourcePreflight}) and starts a new engine from there. Any other
+ * failure ends {@code run} with a {@link SinkException}; which is which is
+ * {@link EngineFailures#isRetriable}'s call, by the taxonomy of {@code SqlFailures}. What the service is doing
+ * is its {@link ServiceState}, for {@code /health} and {@code pgsink_state}.
  * A kill at any moment is safe: see {@link SinkChangeConsumer} for why nothing is lost or applied
- * twice.
+ * twice. The service claims the writer generation of its {@code sink.name} when it starts: a second
+ * service started with the same name claims after it, and this one stops at its next flush
+ * ({@code WriterFencedException}), applying nothing more.
  */
 public final class StandaloneService
         implements AutoCloseable
 {
     private static final Logger log = LoggerFactory.getLogger(StandaloneService.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    enum State
-    {
-        STARTING,
-        STREAMING,
-        RETRYING,
-        STOPPING,
-        STOPPED,
-        FAILED,
-    }
 
     private final StandaloneConfig config;
     private final SinkConfig sinkConfig;
@@ -72,10 +62,12 @@ public final class StandaloneService
     private final CountDownLatch finished = new CountDownLatch(1);
     private final AtomicReference<DebeziumEngine<RecordChangeEvent<SourceRecord>>> engine = new AtomicReference<>();
     private final AtomicReference<SinkChangeConsumer> consumer = new AtomicReference<>();
-    private volatile State state = State.STARTING;
+    private final ServiceState state;
+    private final SourcePreflight preflight;
+    /** The writer generation this service claimed (see {@code MergeApplier.claim}); 0 before. */
+    private long generation;
     private volatile boolean stopRequested;
     private volatile boolean running;
-    private volatile String lastError = "";
     @Nullable
     private volatile HttpEndpoint http;
     @Nullable
@@ -88,6 +80,9 @@ public final class StandaloneService
         this.name = sinkConfig.sinkName();
         this.metrics = new SinkMetrics(name);
         this.backoff = config.sink().retryBackoff();
+        this.state = new ServiceState(name, Instant::now);
+        this.preflight = new SourcePreflight(config);
+        metrics.stateGauges(state);
     }
 
     /**
@@ -115,23 +110,23 @@ public final class StandaloneService
                 if (error == null) {
                     error = new SinkException(ErrorCode.TRANSIENT, "The Debezium engine stopped without an error");
                 }
-                if (!isRetriable(error)) {
-                    state = State.FAILED;
-                    lastError = String.valueOf(error.getMessage());
-                    if (error instanceof SinkException sinkException) {
-                        throw sinkException;
+                if (!EngineFailures.isRetriable(error)) {
+                    state.failed(error);
+                    // the engine wraps what the consumer threw: the sink's own failure says it best
+                    Optional<SinkException> sinkFailure = EngineFailures.sinkFailure(error);
+                    if (sinkFailure.isPresent()) {
+                        throw sinkFailure.get();
                     }
                     throw new SinkException(ErrorCode.CONFIG, name + " - streaming from " + config.sourceDescription() + " failed: " + error, error);
                 }
-                state = State.RETRYING;
-                lastError = String.valueOf(error.getMessage());
                 long wait = backoff.delayMillis(attempt++);
-                log.warn("{} - stopped by a transient failure, restarting from the positions stored in the target in {} ms: {}", name, wait, error.toString());
+                state.retrying(error, attempt);
+                log.warn("{} - stopped by a transient failure, restarting from the positions stored in the target in {} ms (attempt {}): {}", name, wait, attempt, error.toString());
                 if (finished.await(wait, TimeUnit.MILLISECONDS)) {
                     break;
                 }
             }
-            state = State.STOPPED;
+            state.set(ServiceState.State.STOPPED);
         }
         finally {
             stopEndpoints();
@@ -143,10 +138,26 @@ public final class StandaloneService
     @SuppressWarnings("try") // the registration is only held open while the engine runs
     private @Nullable Throwable runEngine()
     {
-        state = State.STARTING;
+        if (state.state() != ServiceState.State.RETRYING) {
+            state.set(ServiceState.State.STARTING);
+        }
         BufferedSink sink;
         try {
             MergeApplier applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics()).build();
+            try {
+                // claimed once per service: a restarted engine keeps the generation, so that of two
+                // services with one sink.name the one started last writes
+                if (generation == 0) {
+                    generation = applier.claim("");
+                }
+                else {
+                    applier.hold("", generation);
+                }
+            }
+            catch (RuntimeException e) {
+                applier.close();
+                throw e;
+            }
             sink = new BufferedSink(name, sinkConfig.flushPolicy(), applier, new CommittedPositions(), System::nanoTime,
                     sinkConfig.toleratesRejectedRows());
         }
@@ -161,8 +172,19 @@ public final class StandaloneService
         for (SourcePosition position : committed.values()) {
             log.info("{} - resuming from the position stored in the target: {}", name, position);
         }
+        boolean slotExists;
+        try {
+            slotExists = preflight.check(committed);
+        }
+        catch (SinkException e) {
+            sink.close();
+            return e;
+        }
+        // creating the slot waits for every open transaction on the source: say which
+        SlotCreationWatch slotWatch = slotExists ? null : SlotCreationWatch.start(name, new SourceDatabase(config.debezium()), config.slotCreationLogIntervalMillis());
         AtomicReference<Throwable> error = new AtomicReference<>();
-        SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, sink, new DebeziumRecordMapper(config.unavailablePlaceholder(), DebeziumRecordMapper.KeyChanges.UPDATE_FROM_OLD_KEY), metrics, System::currentTimeMillis, backoff);
+        SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, sink, new DebeziumRecordMapper(config.unavailablePlaceholder(), DebeziumRecordMapper.KeyChanges.UPDATE_FROM_OLD_KEY), metrics,
+                System::currentTimeMillis, backoff, state);
         try (AutoCloseable registration = TargetOffsetBackingStore.register(name, () -> Map.copyOf(committed))) {
             DebeziumEngine<RecordChangeEvent<SourceRecord>> created = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                     .using(config.debeziumProperties())
@@ -177,8 +199,7 @@ public final class StandaloneService
                         @Override
                         public void pollingStarted()
                         {
-                            state = State.STREAMING;
-                            lastError = "";
+                            state.set(ServiceState.State.STREAMING);
                             log.info("{} - streaming changes from {} into {}", name, config.sourceDescription(), sinkConfig.targetUrl());
                         }
                     })
@@ -197,27 +218,19 @@ public final class StandaloneService
             engine.set(null);
             consumer.set(null);
             sink.close();
-        }
-        return stopRequested ? null : error.get();
-    }
-
-    static boolean isRetriable(Throwable error)
-    {
-        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SinkException sinkException) {
-                return sinkException.isTransient();
-            }
-            if (cause instanceof RetriableException) {
-                return true;
-            }
-            if (cause instanceof SQLException sqlException) {
-                return SqlFailures.isTransient(sqlException);
-            }
-            if (cause instanceof java.net.ConnectException) {
-                return true;
+            if (slotWatch != null) {
+                slotWatch.close();
             }
         }
-        return false;
+        if (stopRequested) {
+            return null;
+        }
+        if (slotWatch != null && !slotWatch.blockers().isEmpty() && EngineFailures.mentions(error.get(), "waiting for source task to start")) {
+            return new SinkException(ErrorCode.CONFIG, "Creating replication slot " + config.debezium().getOrDefault("slot.name", name) + " on " + config.sourceDescription()
+                    + " did not finish within " + config.slotCreationTimeoutMillis() + " ms (" + StandaloneConfig.SLOT_CREATION_TIMEOUT_MS + "): PostgreSQL waits for open transactions to end: "
+                    + slotWatch.blockers() + ". End them (COMMIT, ROLLBACK or SELECT pg_terminate_backend(pid)) or raise " + StandaloneConfig.SLOT_CREATION_TIMEOUT_MS + ", then start pgsink again");
+        }
+        return error.get();
     }
 
     private void startEndpoints()
@@ -259,27 +272,12 @@ public final class StandaloneService
 
     HttpEndpoint.Health health()
     {
-        State current = state;
-        boolean up = current == State.STREAMING || current == State.STARTING;
-        Map<String, String> body = new LinkedHashMap<>();
-        body.put("status", up ? "UP" : "DOWN");
-        body.put("state", current.name());
-        body.put("sink", name);
-        if (!lastError.isEmpty()) {
-            body.put("error", lastError);
-        }
-        try {
-            return new HttpEndpoint.Health(up, JSON.writeValueAsString(body));
-        }
-        catch (JsonProcessingException e) {
-            // a map of strings always serializes
-            throw new IllegalStateException(e);
-        }
+        return state.health();
     }
 
-    State state()
+    ServiceState.State state()
     {
-        return state;
+        return state.state();
     }
 
     /** The HTTP endpoint's port, or -1 when it is disabled or not started. */
@@ -305,7 +303,7 @@ public final class StandaloneService
     public void close()
     {
         stopRequested = true;
-        state = State.STOPPING;
+        state.set(ServiceState.State.STOPPING);
         SinkChangeConsumer current = consumer.get();
         if (current != null) {
             current.stop();

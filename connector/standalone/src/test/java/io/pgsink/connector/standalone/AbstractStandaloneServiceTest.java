@@ -241,7 +241,7 @@ abstract class AbstractStandaloneServiceTest
         Throwable failure = running.awaitFailure(CATCH_UP);
         assertThat(failure).isInstanceOfSatisfying(SinkException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.SCHEMA_MISMATCH));
         assertThat(failure).hasMessageContaining("\"public\".\"lost\"").hasMessageContaining("does not exist");
-        assertThat(running.service().state()).isEqualTo(StandaloneService.State.FAILED);
+        assertThat(running.service().state()).isEqualTo(ServiceState.State.FAILED);
         running.service().close();
     }
 }

@@ -184,6 +184,36 @@ class CheckCommandIT
         assertThat(outcome.out()).isEmpty();
     }
 
+    /** An include list that matches no table: the same verdict from check and run, a line each, no stack trace. */
+    @Test
+    void noCapturedTableIsTheSameVerdictForCheckAndRun(@TempDir Path directory)
+            throws Exception
+    {
+        source.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY)");
+        Path file = configFile(directory, Map.of("source.table.include.list", "public.no_such_table", "http.port", "-1"));
+        String verdict = "no table matches source.table.include.list, source.table.exclude.list, source.schema.include.list and source.schema.exclude.list: nothing would be captured,"
+                + " and publication.autocreate.mode=filtered cannot create a publication of no table: fix the lists";
+
+        TestingCommand check = pgsink("check", "--config", file.toString());
+        assertThat(check.out()).contains("[FAIL] source 127.0.0.1:" + source.port() + "/" + source.name() + ": " + verdict);
+        assertThat(check.exitCode()).isEqualTo(1);
+
+        TestingCommand run = pgsink("run", "--config", file.toString());
+        assertThat(run.err()).isEqualTo("pgsink: Cannot stream from " + source.host() + ":" + source.port() + "/" + source.name() + ": " + verdict + "\n");
+        assertThat(run.exitCode()).isEqualTo(1);
+    }
+
+    /** The include list is compiled when the configuration is validated: run refuses an invalid one as check does. */
+    @Test
+    void invalidIncludeListIsRefusedByRunAsByCheck(@TempDir Path directory)
+            throws Exception
+    {
+        TestingCommand run = pgsink("run", "--config", configFile(directory, Map.of("source.table.include.list", "public.(orders")).toString());
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("pgsink: Invalid pgsink configuration (1 problem):\n"
+                + "  Invalid value 'public.(orders' for configuration source.table.include.list: 'public.(orders' is not a regular expression: Unclosed group near index 14\n");
+    }
+
     @Test
     void invalidConfigurationIsReportedAllAtOnceWithExitCode2(@TempDir Path directory)
             throws Exception

@@ -120,7 +120,7 @@ class SinkChangeConsumerTest
     private SinkChangeConsumer consumer(RecordingApplier applier, long maxEvents)
     {
         BufferedSink sink = new BufferedSink("test", new FlushPolicy(maxEvents, 1 << 30, 60_000), applier);
-        return new SinkChangeConsumer("test", sink, new DebeziumRecordMapper(), new SinkMetrics("test"), () -> 2000L, new Backoff(1, 1));
+        return new SinkChangeConsumer("test", sink, new DebeziumRecordMapper(), new SinkMetrics("test"), () -> 2000L, new Backoff(1, 1), new ServiceState("test", java.time.Instant::now));
     }
 
     @Test
@@ -236,7 +236,7 @@ class SinkChangeConsumerTest
             public void close() {}
         };
         DebeziumRecordMapper mapper = new DebeziumRecordMapper(new UnavailablePlaceholder(UnavailablePlaceholder.DEFAULT), DebeziumRecordMapper.KeyChanges.UPDATE_FROM_OLD_KEY);
-        SinkChangeConsumer consumer = new SinkChangeConsumer("test", sink, mapper, new SinkMetrics("test"), () -> 0L, new Backoff(1, 1));
+        SinkChangeConsumer consumer = new SinkChangeConsumer("test", sink, mapper, new SinkMetrics("test"), () -> 0L, new Backoff(1, 1), new ServiceState("test", java.time.Instant::now));
         consumer.handleBatch(List.of(
                 keyChange(10, 1, "d", "__debezium.newkey", 2),
                 keyChange(10, 2, "c", "__debezium.oldkey", 1),
@@ -283,8 +283,45 @@ class SinkChangeConsumerTest
             }
         };
         BufferedSink sink = new BufferedSink("test", new FlushPolicy(10_000, 1 << 30, 60_000), failing);
-        SinkChangeConsumer consumer = new SinkChangeConsumer("test", sink, new DebeziumRecordMapper(), new SinkMetrics("test"), () -> 0L, new Backoff(1, 1));
+        SinkChangeConsumer consumer = new SinkChangeConsumer("test", sink, new DebeziumRecordMapper(), new SinkMetrics("test"), () -> 0L, new Backoff(1, 1), new ServiceState("test", java.time.Instant::now));
         assertThatThrownBy(() -> consumer.handleBatch(List.of(change(10, 1)), new RecordingCommitter())).hasMessage("row rejected");
         assertThat(journal).isEmpty();
+    }
+
+    @Test
+    void aRetriedFlushIsRetryingInHealthAndMetricsUntilItSucceeds()
+            throws Exception
+    {
+        ServiceState state = new ServiceState("test", () -> java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        SinkMetrics metrics = new SinkMetrics("test");
+        metrics.stateGauges(state);
+        List<String> observed = new ArrayList<>();
+        BatchApplier flaky = new RecordingApplier()
+        {
+            private int attempts;
+
+            @Override
+            public void apply(Batch batch)
+            {
+                observed.add(state.health().up() + " " + state.health().json());
+                observed.add(metrics.scrape().lines().filter(line -> line.startsWith("pgsink_state{") && line.endsWith(" 1.0")).findFirst().orElse("none"));
+                if (attempts++ < 2) {
+                    throw new SinkException(ErrorCode.TRANSIENT, "target restarting");
+                }
+            }
+        };
+        BufferedSink sink = new BufferedSink("test", new FlushPolicy(10_000, 1 << 30, 60_000), flaky);
+        SinkChangeConsumer consumer = new SinkChangeConsumer("test", sink, new DebeziumRecordMapper(), metrics, () -> 0L, new Backoff(1, 1), state);
+        consumer.handleBatch(List.of(change(10, 1)), new RecordingCommitter());
+        assertThat(observed).containsExactly(
+                "true {\"status\":\"UP\",\"state\":\"STARTING\",\"sink\":\"test\",\"since\":\"2026-01-01T00:00:00Z\"}",
+                "pgsink_state{sink=\"test\",state=\"STARTING\"} 1.0",
+                "false {\"status\":\"DOWN\",\"state\":\"RETRYING\",\"sink\":\"test\",\"since\":\"2026-01-01T00:00:00Z\",\"error_class\":\"TRANSIENT\",\"error\":\"target restarting\",\"attempt\":1}",
+                "pgsink_state{sink=\"test\",state=\"RETRYING\"} 1.0",
+                "false {\"status\":\"DOWN\",\"state\":\"RETRYING\",\"sink\":\"test\",\"since\":\"2026-01-01T00:00:00Z\",\"error_class\":\"TRANSIENT\",\"error\":\"target restarting\",\"attempt\":2}",
+                "pgsink_state{sink=\"test\",state=\"RETRYING\"} 1.0");
+        assertThat(state.state()).isEqualTo(ServiceState.State.STREAMING);
+        assertThat(state.health().up()).isTrue();
+        assertThat(metrics.scrape()).contains("pgsink_state{sink=\"test\",state=\"STREAMING\"} 1.0").contains("pgsink_state{sink=\"test\",state=\"RETRYING\"} 0.0");
     }
 }

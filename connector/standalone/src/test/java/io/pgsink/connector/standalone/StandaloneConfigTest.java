@@ -80,7 +80,9 @@ class StandaloneConfigTest
         assertThat(table).containsExactly(
                 Map.entry("http.port", "LONG '9464'"),
                 Map.entry("http.host", "STRING '0.0.0.0'"),
-                Map.entry("progress.interval.ms", "LONG '30000'"));
+                Map.entry("progress.interval.ms", "LONG '30000'"),
+                Map.entry("slot.creation.timeout.ms", "LONG '600000'"),
+                Map.entry("slot.creation.log.interval.ms", "LONG '10000'"));
         Map<String, String> properties = minimal();
         properties.put("http.host", " ");
         properties.put("progress.interval.ms", "-1");

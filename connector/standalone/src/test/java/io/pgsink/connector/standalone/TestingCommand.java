@@ -1,7 +1,14 @@
 package io.pgsink.connector.standalone;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * One run of the {@code pgsink} command line in this JVM, with what it printed.
@@ -18,5 +25,36 @@ record TestingCommand(int exitCode, String out, String err)
         StringWriter err = new StringWriter();
         int exitCode = PgsinkCommand.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
         return new TestingCommand(exitCode, out.toString(), err.toString());
+    }
+
+    /** Writes {@code properties} to {@code file}, in key order, for {@code --config}; returns the file. */
+    static Path configFile(Path file, Map<String, String> properties)
+            throws IOException
+    {
+        List<String> lines = new ArrayList<>();
+        new TreeMap<>(properties).forEach((key, value) -> lines.add(key + "=" + value));
+        Files.write(file, lines);
+        return file;
+    }
+
+    /**
+     * {@code pgsink run --config FILE} as its own JVM from the runnable jar ({@code mvn package}
+     * builds it), everything it writes going to {@code log}; {@code PGSINK_*} variables of this
+     * environment are not passed on.
+     */
+    static Process startProcess(Path config, Path log, String... jvmOptions)
+            throws IOException
+    {
+        Path jar = Path.of(System.getProperty("pgsink.jar", "target/pgsink.jar"));
+        if (!Files.exists(jar)) {
+            throw new IllegalStateException("the runnable jar " + jar + " is missing: mvn package builds it");
+        }
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.addAll(List.of(jvmOptions));
+        command.addAll(List.of("-jar", jar.toString(), "run", "--config", config.toString()));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().keySet().removeIf(name -> name.startsWith(StandaloneConfig.ENVIRONMENT_PREFIX));
+        return builder.start();
     }
 }
