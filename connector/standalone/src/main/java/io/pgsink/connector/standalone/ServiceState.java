@@ -83,6 +83,10 @@ final class ServiceState
             throw new IllegalArgumentException(state + " comes with its failure");
         }
         Status current = status;
+        if (current.state() == State.STOPPED || current.state() == State.STOPPING && state != State.STOPPED) {
+            // stopping is final: a batch that ends while the service stops does not make it streaming again
+            return;
+        }
         if (current.state() != state || current.attempt() != 0) {
             status = new Status(state, "", "", 0, clock.get());
         }
