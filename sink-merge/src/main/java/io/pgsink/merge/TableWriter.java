@@ -296,7 +296,9 @@ final class TableWriter
         }
         if (!problems.isEmpty()) {
             throw new SinkException(ErrorCode.DATA, "Cannot apply changes to " + plan.target.id() + ": the source did not send unchanged TOAST values and the target has no row to take them from: "
-                    + String.join("; ", problems) + ". The target is missing rows the source has (was it loaded with a snapshot?); set REPLICA IDENTITY FULL on the source table to always get full rows.");
+                    + String.join("; ", problems) + ". Either the target is missing rows the source has (was it loaded with a snapshot?), or these are new rows of primary-key changes whose old rows"
+                    + " an earlier flush deleted (Kafka Connect: the delete and the create of a key change were applied in different flushes);"
+                    + " set REPLICA IDENTITY FULL on the source table to always get full rows.");
         }
     }
 
