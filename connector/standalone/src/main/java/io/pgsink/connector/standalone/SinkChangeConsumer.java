@@ -3,6 +3,7 @@ package io.pgsink.connector.standalone;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
+import io.pgsink.connector.standalone.load.LoadedChanges;
 import io.pgsink.core.Backoff;
 import io.pgsink.core.ChangeEvent;
 import io.pgsink.core.Operation;
@@ -47,6 +48,9 @@ import static java.util.Objects.requireNonNull;
  * Debezium restarts an interrupted snapshot from scratch, at a later point of the source, so rows
  * the first attempt copied and that were deleted in between would otherwise stay in the target.
  *
+ * <p>Changes the initial load copied already ({@link LoadedChanges}: those of a table reloaded after
+ * a crash, at a snapshot later than the slot's start) only advance the position.
+ *
  * <p>Debezium turns an update that changes the primary key into a delete of the old key (header
  * {@code __debezium.newkey}) directly followed by a create of the new key (header
  * {@code __debezium.oldkey}). Such a pair in one batch goes to {@link Sink#acceptKeyChange} as one
@@ -75,6 +79,7 @@ final class SinkChangeConsumer
     private final SinkMetrics metrics;
     private final LongSupplier clock;
     private final Backoff backoff;
+    private final LoadedChanges loaded;
     private volatile boolean stopping;
     private volatile String lastPosition = "";
     /** Tables whose snapshot started in this engine run. */
@@ -87,6 +92,13 @@ final class SinkChangeConsumer
 
     SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff)
     {
+        this(name, sink, mapper, metrics, clock, backoff, LoadedChanges.NONE);
+    }
+
+    /** With {@code loaded}: the changes the initial load copied already, which are skipped. */
+    SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff, LoadedChanges loaded)
+    {
+        this.loaded = requireNonNull(loaded, "loaded is null");
         this.name = requireNonNull(name, "name is null");
         this.sink = requireNonNull(sink, "sink is null");
         this.mapper = requireNonNull(mapper, "mapper is null");
@@ -104,6 +116,12 @@ final class SinkChangeConsumer
         for (int i = 0; i < records.size(); i++) {
             SourceRecord sourceRecord = records.get(i).record();
             SourcePosition position = position(sourceRecord);
+            if (loaded.covers(sourceRecord)) {
+                // the initial load copied this table at a snapshot that shows this change already
+                sink.advance(position);
+                last = position;
+                continue;
+            }
             Optional<ChangeEvent> event = mapper.map(sourceRecord, position);
             if (event.isPresent() && i + 1 < records.size() && hasHeader(sourceRecord, NEW_KEY_HEADER) && event.get().operation() == Operation.DELETE) {
                 // Debezium splits a key change into a delete of the old key and a create of the new

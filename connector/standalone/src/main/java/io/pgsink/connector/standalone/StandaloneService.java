@@ -7,6 +7,8 @@ import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
+import io.pgsink.connector.standalone.load.InitialLoad;
+import io.pgsink.connector.standalone.load.LoadedChanges;
 import io.pgsink.copy.SqlFailures;
 import io.pgsink.core.Backoff;
 import io.pgsink.core.Batch;
@@ -17,6 +19,7 @@ import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.merge.MergeApplier;
+import io.pgsink.merge.TargetConnector;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.jetbrains.annotations.Nullable;
@@ -56,6 +59,7 @@ public final class StandaloneService
     enum State
     {
         STARTING,
+        LOADING,
         STREAMING,
         RETRYING,
         STOPPING,
@@ -72,6 +76,7 @@ public final class StandaloneService
     private final CountDownLatch finished = new CountDownLatch(1);
     private final AtomicReference<DebeziumEngine<RecordChangeEvent<SourceRecord>>> engine = new AtomicReference<>();
     private final AtomicReference<SinkChangeConsumer> consumer = new AtomicReference<>();
+    private final AtomicReference<InitialLoad> initialLoad = new AtomicReference<>();
     private volatile State state = State.STARTING;
     private volatile boolean stopRequested;
     private volatile boolean running;
@@ -161,8 +166,29 @@ public final class StandaloneService
         for (SourcePosition position : committed.values()) {
             log.info("{} - resuming from the position stored in the target: {}", name, position);
         }
+        LoadedChanges loaded = LoadedChanges.NONE;
+        if (config.copyLoad()) {
+            InitialLoad initialLoad = new InitialLoad(config.loadSettings(), TargetConnector.fromConfig(sinkConfig), metrics);
+            try {
+                this.initialLoad.set(initialLoad);
+                state = State.LOADING;
+                loaded = initialLoad.run(!committed.isEmpty());
+            }
+            catch (Exception e) {
+                sink.close();
+                // an InterruptedException: close() stopped the load
+                return stopRequested ? null : e;
+            }
+            finally {
+                this.initialLoad.set(null);
+            }
+            if (stopRequested) {
+                sink.close();
+                return null;
+            }
+        }
         AtomicReference<Throwable> error = new AtomicReference<>();
-        SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, sink, new DebeziumRecordMapper(config.unavailablePlaceholder()), metrics, System::currentTimeMillis, backoff);
+        SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, sink, new DebeziumRecordMapper(config.unavailablePlaceholder()), metrics, System::currentTimeMillis, backoff, loaded);
         try (AutoCloseable registration = TargetOffsetBackingStore.register(name, () -> Map.copyOf(committed))) {
             DebeziumEngine<RecordChangeEvent<SourceRecord>> created = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                     .using(config.debeziumProperties())
@@ -260,7 +286,7 @@ public final class StandaloneService
     HttpEndpoint.Health health()
     {
         State current = state;
-        boolean up = current == State.STREAMING || current == State.STARTING;
+        boolean up = current == State.STREAMING || current == State.STARTING || current == State.LOADING;
         Map<String, String> body = new LinkedHashMap<>();
         body.put("status", up ? "UP" : "DOWN");
         body.put("state", current.name());
@@ -306,6 +332,10 @@ public final class StandaloneService
     {
         stopRequested = true;
         state = State.STOPPING;
+        InitialLoad load = initialLoad.get();
+        if (load != null) {
+            load.stop();
+        }
         SinkChangeConsumer current = consumer.get();
         if (current != null) {
             current.stop();
