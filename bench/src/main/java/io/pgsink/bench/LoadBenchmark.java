@@ -41,7 +41,11 @@ final class LoadBenchmark
     private static final String TARGET = "pgsink_bench_load_target";
     private static final String COLUMNS = "(id bigint PRIMARY KEY, qty int, label text, price numeric(12,2), active boolean, updated timestamptz)";
 
-    record Result(String scenario, String method, int run, long rows, double seconds, double clientCpu, double serverCpu)
+    /**
+     * @param loadSeconds pgsink's own load phase, from the progress table's start row to its
+     *         completion row (slot created, tables planned, until the last chunk committed); NaN for other methods
+     */
+    record Result(String scenario, String method, int run, long rows, double seconds, double loadSeconds, double clientCpu, double serverCpu)
     {
         double rowsPerSecond()
         {
@@ -63,6 +67,8 @@ final class LoadBenchmark
     private final int port;
     private final String user;
     private final String password;
+    /** The load phase of the last pgsink run, NaN when the last method was another. */
+    private double lastLoadSeconds = Double.NaN;
 
     LoadBenchmark(String url, Path jar, long bigRows, int tables, long rows, long debeziumRows, List<Integer> parallelism, List<String> formats, int repeat, List<String> methods)
     {
@@ -173,6 +179,7 @@ final class LoadBenchmark
         }
         execute(TARGET, "DROP TABLE IF EXISTS public.pgsink_initial_load", "DROP TABLE IF EXISTS public.pgsink_offsets", "CHECKPOINT");
         System.out.printf(Locale.ROOT, "%s: %s (run %d)...%n", scenario, method, run);
+        lastLoadSeconds = Double.NaN;
         CpuTimes.Sample start = cpu.sample();
         long startNanos = System.nanoTime();
         double client = copy.copy();
@@ -184,7 +191,7 @@ final class LoadBenchmark
                 throw new IllegalStateException(method + " left target table " + table + " unequal to its source: " + actual + " instead of " + digests.get(table));
             }
         }
-        Result result = new Result(scenario, method, run, rowCount, seconds, client, CpuTimes.serverSeconds(start, end));
+        Result result = new Result(scenario, method, run, rowCount, seconds, lastLoadSeconds, client, CpuTimes.serverSeconds(start, end));
         System.out.printf(Locale.ROOT, "  %.1f s, %,.0f rows/s, client CPU %.1f s, server CPU %.1f s, target checked%n", seconds, result.rowsPerSecond(), client, result.serverCpu());
         return result;
     }
@@ -303,7 +310,15 @@ final class LoadBenchmark
                 }
                 Thread.sleep(20);
             }
-            return processCpuSeconds(process.pid());
+            double cpuSeconds = processCpuSeconds(process.pid());
+            if (!countRows) {
+                try (ResultSet result = statement.executeQuery("SELECT extract(epoch FROM max(loaded_at) FILTER (WHERE chunk = -2) - min(loaded_at) FILTER (WHERE chunk = -1))"
+                        + " FROM public.pgsink_initial_load WHERE sink_name = '" + sinkName + "'")) {
+                    result.next();
+                    lastLoadSeconds = result.getDouble(1);
+                }
+            }
+            return cpuSeconds;
         }
         finally {
             process.destroy();
@@ -387,11 +402,13 @@ final class LoadBenchmark
     /** A Markdown table of the results, with rows/s relative to the baseline of the same scenario and run. */
     static String table(List<Result> results)
     {
-        StringBuilder table = new StringBuilder("| scenario | method | run | seconds | rows/s | ratio | client CPU s | server CPU s |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+        StringBuilder table = new StringBuilder("| scenario | method | run | seconds | rows/s | ratio | load phase s (rows/s) | client CPU s | server CPU s |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Result result : results) {
             Result baseline = baseline(results, result);
-            table.append(String.format(Locale.ROOT, "| %s | %s | %d | %.1f | %,.0f | %s | %.1f | %s |%n", result.scenario(), result.method(), result.run(), result.seconds(), result.rowsPerSecond(),
-                    baseline == null ? "" : String.format(Locale.ROOT, "%.2f", result.rowsPerSecond() / baseline.rowsPerSecond()), result.clientCpu(),
+            table.append(String.format(Locale.ROOT, "| %s | %s | %d | %.1f | %,.0f | %s | %s | %.1f | %s |%n", result.scenario(), result.method().replace("|", "\\|"), result.run(),
+                    result.seconds(), result.rowsPerSecond(),
+                    baseline == null ? "" : String.format(Locale.ROOT, "%.2f", result.rowsPerSecond() / baseline.rowsPerSecond()),
+                    Double.isNaN(result.loadSeconds()) ? "" : String.format(Locale.ROOT, "%.1f (%,.0f)", result.loadSeconds(), result.rows() / result.loadSeconds()), result.clientCpu(),
                     Double.isNaN(result.serverCpu()) ? "?" : String.format(Locale.ROOT, "%.1f", result.serverCpu())));
         }
         return table.toString();
@@ -419,6 +436,7 @@ final class LoadBenchmark
                 + "```\n" + commandLine + "\n```\n\n"
                 + "Ratio: rows/s relative to the `psql | psql` pipe (one table), to the parallel pipes (several tables), to Debezium's snapshot path (its table), in the same run.\n"
                 + "pgsink and Debezium are timed from the start of `pgsink run` (JVM start, slot creation and planning included) until the load's completion row is committed"
+                + " (the load phase column: from the progress table's start row, after the slot is created and the tables planned, to the completion row)"
                 + " (Debezium: until the target holds every row). Every target table was checked against its source (row count and sum of the rows' md5).\n"
                 + "Server CPU is the whole PostgreSQL process tree, other clients of the same server included.\n\n"
                 + table;

@@ -80,6 +80,8 @@ final class SinkChangeConsumer
     private final LongSupplier clock;
     private final Backoff backoff;
     private final LoadedChanges loaded;
+    /** Whether the positions of records without a change may be stored (see {@link #storesPosition}). */
+    private boolean resumablePositions;
     private volatile boolean stopping;
     private volatile String lastPosition = "";
     /** Tables whose snapshot started in this engine run. */
@@ -92,13 +94,17 @@ final class SinkChangeConsumer
 
     SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff)
     {
-        this(name, sink, mapper, metrics, clock, backoff, LoadedChanges.NONE);
+        this(name, sink, mapper, metrics, clock, backoff, LoadedChanges.NONE, true);
     }
 
-    /** With {@code loaded}: the changes the initial load copied already, which are skipped. */
-    SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff, LoadedChanges loaded)
+    /**
+     * With {@code loaded}: the changes the initial load copied already, which are skipped; and
+     * whether the engine resumes from a stored position ({@code positionStored}), see {@link #handleBatch}.
+     */
+    SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff, LoadedChanges loaded, boolean positionStored)
     {
         this.loaded = requireNonNull(loaded, "loaded is null");
+        this.resumablePositions = positionStored;
         this.name = requireNonNull(name, "name is null");
         this.sink = requireNonNull(sink, "sink is null");
         this.mapper = requireNonNull(mapper, "mapper is null");
@@ -151,7 +157,7 @@ final class SinkChangeConsumer
                 sink.accept(event.get());
                 newestSourceTime = Math.max(newestSourceTime, event.get().sourceTimeMillis());
             }
-            else {
+            else if (storesPosition(sourceRecord)) {
                 sink.advance(position);
             }
             last = position;
@@ -212,6 +218,24 @@ final class SinkChangeConsumer
         }
         snapshotTables.add(event.table());
         return true;
+    }
+
+    /**
+     * Whether the position of a record without a change (a heartbeat) may be stored. An engine that
+     * starts without a stored position streams from the slot's own position (after the initial
+     * load, its consistent point), but until the first change arrives Debezium's offset holds the
+     * server's WAL position when the task started, without the processed and commit LSNs it
+     * resumes from exactly: stored, a restart would begin there and skip the changes between the
+     * slot's position and it. Such positions are not stored until one that names the processed or
+     * commit LSN has been seen.
+     */
+    private boolean storesPosition(SourceRecord record)
+    {
+        if (!resumablePositions && record.sourceOffset() != null
+                && (record.sourceOffset().containsKey("lsn_proc") || record.sourceOffset().containsKey("lsn_commit"))) {
+            resumablePositions = true;
+        }
+        return resumablePositions;
     }
 
     private static boolean hasHeader(SourceRecord record, String name)

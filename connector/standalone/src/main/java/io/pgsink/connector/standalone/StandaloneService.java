@@ -188,7 +188,8 @@ public final class StandaloneService
             }
         }
         AtomicReference<Throwable> error = new AtomicReference<>();
-        SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, sink, new DebeziumRecordMapper(config.unavailablePlaceholder()), metrics, System::currentTimeMillis, backoff, loaded);
+        SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, sink, new DebeziumRecordMapper(config.unavailablePlaceholder()), metrics, System::currentTimeMillis, backoff, loaded,
+                !committed.isEmpty());
         try (AutoCloseable registration = TargetOffsetBackingStore.register(name, () -> Map.copyOf(committed))) {
             DebeziumEngine<RecordChangeEvent<SourceRecord>> created = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                     .using(config.debeziumProperties())

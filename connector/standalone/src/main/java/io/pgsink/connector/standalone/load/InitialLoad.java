@@ -29,6 +29,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import static java.util.Objects.requireNonNull;
@@ -111,8 +112,10 @@ public final class InitialLoad
             resume = progress.startLsn().isPresent() && slotActive.isPresent();
             if (resume) {
                 log.info("{} - resuming the initial load started at {}: tables loaded completely stay, the others are loaded again at a new snapshot", name, progress.startLsn().get());
-                String temporary = settings.slotName().length() > 58 ? settings.slotName().substring(0, 58) : settings.slotName();
-                snapshot = ExportedSnapshot.create(settings.source().connect("pgsink initial load", true), temporary + "_load", true);
+                // unique: the temporary slot of a killed run may linger until the server notices its connection is gone
+                String prefix = settings.slotName().length() > 50 ? settings.slotName().substring(0, 50) : settings.slotName();
+                String temporary = prefix + "_load_" + String.format("%06x", ThreadLocalRandom.current().nextInt(1 << 24));
+                snapshot = ExportedSnapshot.create(settings.source().connect("pgsink initial load", true), temporary, true);
             }
             else {
                 if (slotActive.isPresent()) {
