@@ -427,12 +427,13 @@ final class LoadBenchmark
         return null;
     }
 
-    static Path writeReport(Path file, String commandLine, String table)
+    static Path writeReport(Path file, String commandLine, String loadAverage, String table)
             throws IOException
     {
         Files.createDirectories(file.getParent());
         String report = "# Initial load benchmark\n\n"
-                + "Run " + Instant.now() + " on " + Runtime.getRuntime().availableProcessors() + " cores, load average before the run " + MacroReport.loadAverage() + ".\n\n"
+                + "Written " + Instant.now() + " on " + Runtime.getRuntime().availableProcessors() + " cores; load average before the run " + loadAverage
+                + ", after it " + MacroReport.loadAverage() + ".\n\n"
                 + "```\n" + commandLine + "\n```\n\n"
                 + "Ratio: rows/s relative to the `psql | psql` pipe (one table), to the parallel pipes (several tables), to Debezium's snapshot path (its table), in the same run.\n"
                 + "pgsink and Debezium are timed from the start of `pgsink run` (JVM start, slot creation and planning included) until the load's completion row is committed"

@@ -66,13 +66,14 @@ public final class LoadBenchmarkCommand
     public Integer call()
             throws Exception
     {
+        String loadAverage = MacroReport.loadAverage();
         LoadBenchmark benchmark = new LoadBenchmark(url, jar, bigRows, tables, rows, debeziumRows, parallelism, formats, repeat, methods);
         List<LoadBenchmark.Result> results = benchmark.run();
         String table = LoadBenchmark.table(results);
         System.out.println();
         System.out.println(table);
         if (report != null) {
-            Path written = LoadBenchmark.writeReport(report.resolve(reportName + ".md"), commandLine, table);
+            Path written = LoadBenchmark.writeReport(report.resolve(reportName + ".md"), commandLine, loadAverage, table);
             System.out.println("Wrote " + written);
         }
         return 0;
