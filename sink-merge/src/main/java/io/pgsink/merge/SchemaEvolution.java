@@ -6,6 +6,9 @@ import io.pgsink.core.SinkException;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -57,6 +60,18 @@ final class SchemaEvolution
         }
         String table = "CREATE TABLE IF NOT EXISTS " + Statements.qualified(target) + " (" + definitions + ")" + dialect.distribution().distributedBy(source.keyColumns());
         return schemaExists ? List.of(table) : List.of("CREATE SCHEMA IF NOT EXISTS " + quote(target.schema()), table);
+    }
+
+    /** Runs the DDL and commits, so that the data transaction that follows starts with the target as planned. */
+    static void execute(Connection connection, List<String> statements)
+            throws SQLException
+    {
+        try (Statement statement = connection.createStatement()) {
+            for (String sql : statements) {
+                statement.execute(sql);
+            }
+        }
+        connection.commit();
     }
 
     static List<String> addColumns(TableSchema source, TargetTable target)

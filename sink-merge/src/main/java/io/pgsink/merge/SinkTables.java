@@ -18,6 +18,19 @@ final class SinkTables
                 + " PRIMARY KEY (sink_name, source_partition))" + dialect.distribution().distributedBy(List.of("sink_name", "source_partition"));
     }
 
+    /**
+     * The initial load's progress ({@link LoadProgressStore}): one row per sink, source table and
+     * chunk loaded, plus the rows that mark the load started ({@code chunk = -1}) and complete
+     * ({@code chunk = -2}).
+     */
+    static String initialLoadTable(String qualifiedName, Dialect dialect)
+    {
+        return "CREATE TABLE IF NOT EXISTS " + qualifiedName
+                + " (sink_name text NOT NULL, source_schema text NOT NULL, source_table text NOT NULL, chunk integer NOT NULL, chunks integer NOT NULL,"
+                + " rows_loaded bigint NOT NULL, bytes_loaded bigint NOT NULL, load_lsn text NOT NULL, load_snapshot text NOT NULL, loaded_at timestamp with time zone NOT NULL,"
+                + " PRIMARY KEY (sink_name, source_schema, source_table, chunk))" + dialect.distribution().distributedBy(List.of("sink_name", "source_schema", "source_table", "chunk"));
+    }
+
     /** The dead-letter table ({@link DeadLetterTable}): no key, so randomly distributed where tables are distributed. */
     static String deadLetterTable(String qualifiedName, Dialect dialect)
     {

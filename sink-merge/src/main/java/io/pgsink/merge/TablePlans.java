@@ -12,7 +12,6 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -90,7 +89,7 @@ final class TablePlans
         if (evolveSchema) {
             List<String> additions = SchemaEvolution.addColumns(schema, target);
             if (!additions.isEmpty()) {
-                executeDdl(connection, additions);
+                SchemaEvolution.execute(connection, additions);
                 log.info("{} - added column(s) to {} for the new schema of {}", sinkName, targetId, schema.table());
                 target = readTarget(connection, dialect, targetId, schema);
             }
@@ -112,7 +111,7 @@ final class TablePlans
     {
         Optional<TargetTable> found = TargetCatalog.read(connection, targetId, dialect);
         if (found.isEmpty() && evolveSchema) {
-            executeDdl(connection, SchemaEvolution.createTable(targetId, schema, dialect, TargetCatalog.schemaExists(connection, targetId.schema())));
+            SchemaEvolution.execute(connection, SchemaEvolution.createTable(targetId, schema, dialect, TargetCatalog.schemaExists(connection, targetId.schema())));
             log.info("{} - created target table {} for {}", sinkName, targetId, schema.table());
             found = TargetCatalog.read(connection, targetId, dialect);
         }
@@ -120,16 +119,5 @@ final class TablePlans
                 + " Create it with the columns and primary key of " + schema.table() + ", or set schema.evolution=add-columns to have pgsink create it."));
         targets.put(targetId, target);
         return target;
-    }
-
-    private static void executeDdl(Connection connection, List<String> statements)
-            throws SQLException
-    {
-        try (Statement statement = connection.createStatement()) {
-            for (String sql : statements) {
-                statement.execute(sql);
-            }
-        }
-        connection.commit();
     }
 }

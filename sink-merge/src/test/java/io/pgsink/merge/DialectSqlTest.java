@@ -120,6 +120,10 @@ class DialectSqlTest
         List<String> addColumns = SchemaEvolution.addColumns(wider, ORDERS);
         assertThat(addColumns).containsExactly("ALTER TABLE \"Shop\".\"order lines\" ADD COLUMN \"added\" numeric(10,2)");
         statements.addAll(addColumns);
+        // the initial load's progress: distributed by its key; plain INSERTs and DELETEs only, and TRUNCATE of the target tables
+        String loadProgress = SinkTables.initialLoadTable("\"meta\".\"pgsink_initial_load\"", dialect);
+        assertThat(loadProgress).endsWith("PRIMARY KEY (sink_name, source_schema, source_table, chunk)) DISTRIBUTED BY (\"sink_name\", \"source_schema\", \"source_table\", \"chunk\")");
+        statements.add(loadProgress);
         String deadLetters = SinkTables.deadLetterTable("\"meta\".\"pgsink_dead_letters\"", dialect);
         assertThat(deadLetters).endsWith(" DISTRIBUTED RANDOMLY");
         statements.add(deadLetters);

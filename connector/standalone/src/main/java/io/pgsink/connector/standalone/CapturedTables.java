@@ -17,8 +17,7 @@ import static java.util.Objects.requireNonNull;
  * reads them: comma-separated regular expressions matched, whole and ignoring case, against
  * {@code schema} ({@code schema.*.list}) or {@code schema.table} ({@code table.*.list}). The lists
  * are compiled when the configuration is validated, so that {@code run} and {@code check} refuse
- * an invalid expression alike, as a configuration problem. The column lists are compiled too,
- * only to be checked.
+ * an invalid expression alike, as a configuration problem. The column lists say which columns the initial load copies.
  *
  * <p>Immutable.
  */
@@ -39,9 +38,14 @@ final class CapturedTables
     private final List<Pattern> schemaExcludes;
     private final List<Pattern> tableIncludes;
     private final List<Pattern> tableExcludes;
+    private final List<Pattern> columnIncludes;
+    private final List<Pattern> columnExcludes;
 
-    private CapturedTables(List<Pattern> schemaIncludes, List<Pattern> schemaExcludes, List<Pattern> tableIncludes, List<Pattern> tableExcludes)
+    private CapturedTables(List<Pattern> schemaIncludes, List<Pattern> schemaExcludes, List<Pattern> tableIncludes, List<Pattern> tableExcludes,
+            List<Pattern> columnIncludes, List<Pattern> columnExcludes)
     {
+        this.columnIncludes = List.copyOf(columnIncludes);
+        this.columnExcludes = List.copyOf(columnExcludes);
         this.schemaIncludes = List.copyOf(schemaIncludes);
         this.schemaExcludes = List.copyOf(schemaExcludes);
         this.tableIncludes = List.copyOf(tableIncludes);
@@ -63,7 +67,7 @@ final class CapturedTables
         if (problems.size() > problemsBefore) {
             return Optional.empty();
         }
-        return Optional.of(new CapturedTables(lists.get(0), lists.get(1), lists.get(2), lists.get(3)));
+        return Optional.of(new CapturedTables(lists.get(0), lists.get(1), lists.get(2), lists.get(3), lists.get(4), lists.get(5)));
     }
 
     private static List<Pattern> patterns(String value, String key, List<ConfigProblem> problems)
@@ -120,5 +124,15 @@ final class CapturedTables
             return false;
         }
         return tableExcludes.stream().noneMatch(pattern -> pattern.matcher(qualified).matches());
+    }
+
+    /** Whether Debezium captures column {@code schema.table.column} (of a captured table). */
+    boolean capturesColumn(String schema, String table, String column)
+    {
+        String qualified = schema + "." + table + "." + column;
+        if (!columnIncludes.isEmpty() && columnIncludes.stream().noneMatch(pattern -> pattern.matcher(qualified).matches())) {
+            return false;
+        }
+        return columnExcludes.stream().noneMatch(pattern -> pattern.matcher(qualified).matches());
     }
 }

@@ -318,7 +318,7 @@ final class Checker
                             count.next();
                             long stored = count.getLong(1);
                             add(Status.OK, subject, "offsets table " + offsets + " exists" + (stored == 0
-                                    ? "; nothing stored for sink " + sink.sinkName() + " yet, so the source starts with its snapshot"
+                                    ? "; nothing stored for sink " + sink.sinkName() + " yet, so the service starts with its initial load (source.snapshot.mode)"
                                     : " with " + stored + " stored position(s) of sink " + sink.sinkName() + ": streaming resumes there"));
                         }
                     }

@@ -128,7 +128,7 @@ final class Quickstart
         try {
             workload = new DemoWorkload(workloadConnection, 42);
             workload.seed(1000);
-            say("seeded the source with 1000 orders (pgsink copies them with Debezium's initial snapshot)");
+            say("seeded the source with 1000 orders (pgsink copies them with its initial load, COPY to COPY at the replication slot's snapshot)");
 
             StandaloneConfig config = StandaloneConfig.parse(configuration(server, sourceDatabase, targetDatabase, sinkName));
             StandaloneService service = new StandaloneService(config);
@@ -144,6 +144,12 @@ final class Quickstart
             runner.start();
             try {
                 waitForHttp(service);
+                long loadStart = System.nanoTime();
+                while (service.state() != ServiceState.State.STREAMING && failure.get() == null && runner.isAlive()) {
+                    Thread.sleep(20);
+                }
+                say(String.format(Locale.ROOT, "initial load: %,d rows copied in %.1f s (COPY to COPY, at the slot's snapshot); streaming from there",
+                        service.metrics().initialLoadRowsTotal(), (System.nanoTime() - loadStart) / 1e9));
                 say("pgsink is streaming; metrics at http://127.0.0.1:" + service.httpPort() + "/metrics, health at /health");
                 say("running a live workload on the source for " + options.durationSeconds() + " s (" + options.transactionsPerSecond() + " transactions/s: inserts, updates, deletes, key changes, large TOASTed values)");
                 runWorkload(workload, service, failure);

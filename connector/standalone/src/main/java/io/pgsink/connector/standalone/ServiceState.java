@@ -14,7 +14,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * What the service is doing, for {@code /health} and the {@code pgsink_state{state}} gauge:
  * <ul>
- * <li>{@link State#STARTING}, {@link State#SNAPSHOT} (the last batch applied was snapshot rows),
+ * <li>{@link State#STARTING}, {@link State#LOADING} (the initial load copies the captured tables),
+ *     {@link State#SNAPSHOT} (the last batch applied was snapshot rows),
  *     {@link State#STREAMING}: healthy, HTTP 200;</li>
  * <li>{@link State#RETRYING}: a transient failure (target or source unreachable, restarted) is
  *     being retried with backoff; the body names the error's class, the message (without row
@@ -32,6 +33,7 @@ final class ServiceState
     enum State
     {
         STARTING,
+        LOADING,
         SNAPSHOT,
         STREAMING,
         RETRYING,
@@ -41,7 +43,7 @@ final class ServiceState
 
         boolean healthy()
         {
-            return this == STARTING || this == SNAPSHOT || this == STREAMING;
+            return this == STARTING || this == LOADING || this == SNAPSHOT || this == STREAMING;
         }
     }
 

@@ -4,6 +4,7 @@ import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
 import io.pgsink.connector.debezium.KeyChangeHeaders;
+import io.pgsink.connector.standalone.load.LoadedChanges;
 import io.pgsink.core.Backoff;
 import io.pgsink.core.ChangeEvent;
 import io.pgsink.core.Operation;
@@ -48,6 +49,9 @@ import static java.util.Objects.requireNonNull;
  * Debezium restarts an interrupted snapshot from scratch, at a later point of the source, so rows
  * the first attempt copied and that were deleted in between would otherwise stay in the target.
  *
+ * <p>Changes the initial load copied already ({@link LoadedChanges}: those of a table reloaded after
+ * a crash, at a snapshot later than the slot's start) only advance the position.
+ *
  * <p>Debezium turns an update that changes the primary key into a delete of the old key (header
  * {@code __debezium.newkey}) directly followed by a create of the new key (header
  * {@code __debezium.oldkey}) at the same source position. The delete is skipped; the mapper
@@ -75,6 +79,9 @@ final class SinkChangeConsumer
     private final LongSupplier clock;
     private final Backoff backoff;
     private final ServiceState state;
+    private final LoadedChanges loaded;
+    /** Whether the positions of records without a change may be stored (see {@link #storesPosition}). */
+    private boolean resumablePositions;
     private volatile boolean stopping;
     private volatile String lastPosition = "";
     /** Tables whose snapshot started in this engine run. */
@@ -87,6 +94,18 @@ final class SinkChangeConsumer
 
     SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff, ServiceState state)
     {
+        this(name, sink, mapper, metrics, clock, backoff, state, LoadedChanges.NONE, true);
+    }
+
+    /**
+     * With {@code loaded}: the changes the initial load copied already, which are skipped; and
+     * whether the engine resumes from a stored position ({@code positionStored}), see {@link #handleBatch}.
+     */
+    SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff, ServiceState state, LoadedChanges loaded,
+            boolean positionStored)
+    {
+        this.loaded = requireNonNull(loaded, "loaded is null");
+        this.resumablePositions = positionStored;
         this.name = requireNonNull(name, "name is null");
         this.sink = requireNonNull(sink, "sink is null");
         this.mapper = requireNonNull(mapper, "mapper is null");
@@ -113,6 +132,12 @@ final class SinkChangeConsumer
                 continue;
             }
             SourcePosition position = position(sourceRecord);
+            if (loaded.covers(sourceRecord)) {
+                // the initial load copied this table at a snapshot that shows this change already
+                sink.advance(position);
+                last = position;
+                continue;
+            }
             Optional<ChangeEvent> event = mapper.map(sourceRecord, position);
             if (event.isPresent()) {
                 if (log.isTraceEnabled()) {
@@ -129,7 +154,7 @@ final class SinkChangeConsumer
                 snapshot = event.get().operation() == Operation.READ;
                 newestSourceTime = Math.max(newestSourceTime, event.get().sourceTimeMillis());
             }
-            else {
+            else if (storesPosition(sourceRecord)) {
                 sink.advance(position);
             }
             last = position;
@@ -192,6 +217,29 @@ final class SinkChangeConsumer
         }
         snapshotTables.add(event.table());
         return true;
+    }
+
+    /**
+     * Whether the position of a record without a change (a heartbeat) may be stored. An engine that
+     * starts without a stored position streams from the slot's own position (after the initial
+     * load, its consistent point), but until the first change arrives Debezium's offset holds the
+     * server's WAL position when the task started, without the processed and commit LSNs it
+     * resumes from exactly: stored, a restart would begin there and skip the changes between the
+     * slot's position and it. Such positions are not stored until one that names the processed or
+     * commit LSN has been seen.
+     */
+    private boolean storesPosition(SourceRecord record)
+    {
+        if (!resumablePositions && record.sourceOffset() != null
+                && (record.sourceOffset().containsKey("lsn_proc") || record.sourceOffset().containsKey("lsn_commit"))) {
+            resumablePositions = true;
+        }
+        return resumablePositions;
+    }
+
+    private static boolean hasHeader(SourceRecord record, String name)
+    {
+        return record.headers() != null && record.headers().lastWithName(name) != null;
     }
 
     private SourcePosition position(SourceRecord record)

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.pgsink.connector.standalone.load.LoadListener;
 import io.pgsink.core.Batch;
 import io.pgsink.core.FlushListener;
 import io.pgsink.core.TableBatch;
@@ -30,12 +31,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>{@code pgsink_buffer_bytes}: estimated heap of the rows buffered for the next flush;</li>
  * <li>{@code pgsink_source_lag_seconds}: at the last flush, how long after its source commit the newest change was applied;</li>
  * <li>{@code pgsink_state{state}}: 1 for the service's current {@link ServiceState.State}, 0 for the others;</li>
+ * <li>{@code pgsink_initial_load_rows_total{table}} and {@code pgsink_initial_load_bytes_total{table}}: rows and COPY bytes the initial load committed per source table;</li>
  * <li>{@code hikaricp_*{pool="pgsink-<sink>"}}: the target connection pool (connections active, idle and pending, acquire, usage and creation times, timeouts).</li>
  * </ul>
  * Counters are thread-safe; {@link #flushed} runs on the sink's thread.
  */
 final class SinkMetrics
-        implements FlushListener
+        implements FlushListener, LoadListener
 {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final String sinkName;
@@ -47,6 +49,7 @@ final class SinkMetrics
     private final AtomicLong lagMillis = new AtomicLong();
     private final Map<TableId, TableCounters> tables = new ConcurrentHashMap<>();
     private final AtomicLong rowsApplied = new AtomicLong();
+    private final Map<TableId, Counter[]> loadCounters = new ConcurrentHashMap<>();
 
     SinkMetrics(String sinkName)
     {
@@ -115,6 +118,16 @@ final class SinkMetrics
         flushFailures.increment();
     }
 
+    @Override
+    public void chunkLoaded(TableId table, long rows, long bytes)
+    {
+        Counter[] counters = loadCounters.computeIfAbsent(table, id -> new Counter[] {
+                Counter.builder("pgsink.initial.load.rows").tag("table", id.schema() + "." + id.table()).description("Rows the initial load committed").register(registry),
+                Counter.builder("pgsink.initial.load.bytes").tag("table", id.schema() + "." + id.table()).description("COPY bytes the initial load committed").baseUnit("bytes").register(registry)});
+        counters[0].increment(rows);
+        counters[1].increment(bytes);
+    }
+
     private TableCounters counters(TableId table)
     {
         String name = table.schema() + "." + table.table();
@@ -127,6 +140,11 @@ final class SinkMetrics
     long eventsInTotal()
     {
         return (long) eventsIn.count();
+    }
+
+    long initialLoadRowsTotal()
+    {
+        return loadCounters.values().stream().mapToLong(counters -> (long) counters[0].count()).sum();
     }
 
     long rowsAppliedTotal()

@@ -84,6 +84,16 @@ final class SourceDatabase
     Connection connect()
             throws SQLException
     {
+        return connect("pgsink check", false);
+    }
+
+    /**
+     * A connection named {@code applicationName}; with {@code replication}, one that speaks the
+     * replication protocol ({@code replication=database}), for creating replication slots.
+     */
+    Connection connect(String applicationName, boolean replication)
+            throws SQLException
+    {
         Properties properties = new Properties();
         properties.setProperty("user", user());
         String password = debezium.get("database.password");
@@ -96,7 +106,12 @@ final class SourceDatabase
                 properties.setProperty(key, value);
             }
         }
-        properties.setProperty("ApplicationName", "pgsink check");
+        properties.setProperty("ApplicationName", applicationName);
+        if (replication) {
+            properties.setProperty("replication", "database");
+            properties.setProperty("assumeMinServerVersion", "9.4");
+            properties.setProperty("preferQueryMode", "simple");
+        }
         properties.setProperty("connectTimeout", "10");
         return DriverManager.getConnection(jdbcUrl(), properties);
     }

@@ -1,6 +1,8 @@
 package io.pgsink.connector.standalone;
 
 import io.pgsink.connector.debezium.UnavailablePlaceholder;
+import io.pgsink.connector.standalone.load.LoadFormat;
+import io.pgsink.connector.standalone.load.LoadSettings;
 import io.pgsink.core.ConfigKey;
 import io.pgsink.core.ConfigProblem;
 import io.pgsink.core.ConfigType;
@@ -53,7 +55,7 @@ public final class StandaloneConfig
 
     public static final String SOURCE_PREFIX = "source.";
     public static final String ENVIRONMENT_PREFIX = "PGSINK_";
-    public static final List<String> ENVIRONMENT_NAMESPACES = List.of("source.", "target.", "sink.", "flush.", "buffer.", "copy.", "offsets.", "tables.", "schema.", "errors.", "http.", "progress.", "retry.", "slot.");
+    public static final List<String> ENVIRONMENT_NAMESPACES = List.of("source.", "target.", "sink.", "flush.", "buffer.", "copy.", "offsets.", "tables.", "schema.", "errors.", "http.", "progress.", "retry.", "slot.", "initial.");
 
     public static final String HTTP_PORT = "http.port";
     public static final String HTTP_HOST = "http.host";
@@ -76,16 +78,34 @@ public final class StandaloneConfig
     static final ConfigKey<Long> SLOT_CREATION_LOG_INTERVAL_MS_KEY = ConfigKey.optional(SLOT_CREATION_LOG_INTERVAL_MS, ConfigType.LONG, 10_000L,
             "While the replication slot is being created, how often the open source transactions it waits for (pid, xid, age) are logged.").withValidator(ConfigValidator.atLeast(100));
 
+    static final ConfigKey<Long> INITIAL_LOAD_PARALLELISM = ConfigKey.optional("initial.load.parallelism", ConfigType.LONG, 4L,
+            "How many chunks the initial load copies at once (one source and one target connection each); tables and chunks of large tables are loaded in parallel.")
+            .withValidator(ConfigValidator.between(1, 64));
+    static final ConfigKey<Long> INITIAL_LOAD_CHUNK_BYTES = ConfigKey.optional("initial.load.chunk.bytes", ConfigType.LONG, 64L * 1024 * 1024,
+            "The initial load splits a source table into chunks of this many bytes of heap (ctid ranges, PostgreSQL 14+ sources), each copied and committed on its own.")
+            .withValidator(ConfigValidator.atLeast(1024 * 1024));
+    static final ConfigKey<LoadFormat> INITIAL_LOAD_COPY_FORMAT = ConfigKey.optional("initial.load.copy.format", ConfigType.choice(LoadFormat.class), LoadFormat.TEXT,
+            "The COPY format of the initial load: text, or binary (used only for tables whose columns have identical types on both sides; others go as text).");
+    static final ConfigKey<Long> INITIAL_LOAD_PROGRESS_INTERVAL_MS = ConfigKey.optional("initial.load.progress.interval.ms", ConfigType.LONG, 10_000L,
+            "How often the initial load logs each loading table's rows, bytes, rate and estimated time left; 0 disables it.").withValidator(ConfigValidator.atLeast(0));
+
     /** The service's own keys; the sink's are {@link SinkConfig#KEYS}. */
-    public static final List<ConfigKey<?>> KEYS = List.of(HTTP_PORT_KEY, HTTP_HOST_KEY, PROGRESS_INTERVAL_MS_KEY, SLOT_CREATION_TIMEOUT_MS_KEY, SLOT_CREATION_LOG_INTERVAL_MS_KEY);
+    public static final List<ConfigKey<?>> KEYS = List.of(HTTP_PORT_KEY, HTTP_HOST_KEY, PROGRESS_INTERVAL_MS_KEY, SLOT_CREATION_TIMEOUT_MS_KEY, SLOT_CREATION_LOG_INTERVAL_MS_KEY,
+            INITIAL_LOAD_PARALLELISM, INITIAL_LOAD_CHUNK_BYTES, INITIAL_LOAD_COPY_FORMAT, INITIAL_LOAD_PROGRESS_INTERVAL_MS);
+
+    /** {@code source.snapshot.mode} values: {@code initial} (the default) is pgsink's COPY load; the others are Debezium's. */
+    static final String SNAPSHOT_MODE = "snapshot.mode";
+    static final String INITIAL = "initial";
 
     private final SinkConfig sink;
     private final Map<String, String> debezium;
     private final CapturedTables capturedTables;
     private final ConfigValues own;
+    private final boolean copyLoad;
 
-    private StandaloneConfig(SinkConfig sink, Map<String, String> debezium, CapturedTables capturedTables, ConfigValues own)
+    private StandaloneConfig(SinkConfig sink, Map<String, String> debezium, CapturedTables capturedTables, ConfigValues own, boolean copyLoad)
     {
+        this.copyLoad = copyLoad;
         this.sink = requireNonNull(sink, "sink is null");
         this.debezium = Collections.unmodifiableMap(new TreeMap<>(debezium));
         this.capturedTables = requireNonNull(capturedTables, "capturedTables is null");
@@ -196,6 +216,11 @@ public final class StandaloneConfig
 
         String sinkName = sink.map(SinkConfig::sinkName).orElse(sinkProperties.getOrDefault(SinkConfig.SINK_NAME, SinkKeys.SINK_NAME.defaultValue().orElseThrow()));
         Map<String, String> debezium = DebeziumProperties.of(source, sinkName, sink, found);
+        boolean copyLoad = INITIAL.equalsIgnoreCase(source.getOrDefault(SNAPSHOT_MODE, INITIAL));
+        if (copyLoad) {
+            // pgsink loads the tables itself, at the slot's snapshot; Debezium only streams
+            debezium.put(SNAPSHOT_MODE, "no_data");
+        }
         Optional<CapturedTables> capturedTables = CapturedTables.compile(debezium, SOURCE_PREFIX, found);
         found.addAll(DebeziumProperties.problems(source, debezium, found));
 
@@ -204,7 +229,7 @@ public final class StandaloneConfig
         if (!found.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new StandaloneConfig(sink.orElseThrow(), debezium, capturedTables.orElseThrow(), own));
+        return Optional.of(new StandaloneConfig(sink.orElseThrow(), debezium, capturedTables.orElseThrow(), own, copyLoad));
     }
 
     /** A name usable as a replication slot, publication and topic prefix: lower case letters, digits and underscores. */
@@ -271,6 +296,36 @@ public final class StandaloneConfig
     public long progressIntervalMillis()
     {
         return own.get(PROGRESS_INTERVAL_MS_KEY);
+    }
+
+    /** Whether pgsink copies the existing rows itself before streaming ({@code source.snapshot.mode=initial}, the default). */
+    public boolean copyLoad()
+    {
+        return copyLoad;
+    }
+
+    /** The initial load's settings. */
+    LoadSettings loadSettings()
+    {
+        SourceDatabase source = new SourceDatabase(debezium);
+        LoadSettings.CaptureFilter filter = new LoadSettings.CaptureFilter()
+        {
+            @Override
+            public boolean capturesTable(String schema, String table)
+            {
+                return capturedTables.captures(schema, table);
+            }
+
+            @Override
+            public boolean capturesColumn(String schema, String table, String column)
+            {
+                return capturedTables.capturesColumn(schema, table, column);
+            }
+        };
+        return new LoadSettings(sink, source::connect, source.slotName(), source.publicationName(), source.publicationMode().getValue(), filter,
+                sink.tableNameFormat()::targetOf,
+                Math.toIntExact(own.get(INITIAL_LOAD_PARALLELISM)), own.get(INITIAL_LOAD_CHUNK_BYTES), own.get(INITIAL_LOAD_COPY_FORMAT),
+                own.get(INITIAL_LOAD_PROGRESS_INTERVAL_MS));
     }
 
     public UnavailablePlaceholder unavailablePlaceholder()

@@ -5,6 +5,9 @@ import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
+import io.pgsink.connector.standalone.load.InitialLoad;
+import io.pgsink.connector.standalone.load.LoadedChanges;
+import io.pgsink.copy.SqlFailures;
 import io.pgsink.core.Backoff;
 import io.pgsink.core.Batch;
 import io.pgsink.core.BufferedSink;
@@ -14,6 +17,7 @@ import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.merge.MergeApplier;
+import io.pgsink.merge.TargetConnector;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.jetbrains.annotations.Nullable;
 import org.slf4j.Logger;
@@ -66,6 +70,7 @@ public final class StandaloneService
     private final SourcePreflight preflight;
     /** The writer generation this service claimed (see {@code MergeApplier.claim}); 0 before. */
     private long generation;
+    private final AtomicReference<InitialLoad> initialLoad = new AtomicReference<>();
     private volatile boolean stopRequested;
     private volatile boolean running;
     @Nullable
@@ -180,11 +185,38 @@ public final class StandaloneService
             sink.close();
             return e;
         }
-        // creating the slot waits for every open transaction on the source: say which
+        // creating the slot (the initial load's, or Debezium's) waits for every open transaction on the source: say which
         SlotCreationWatch slotWatch = slotExists ? null : SlotCreationWatch.start(name, new SourceDatabase(config.debezium()), config.slotCreationLogIntervalMillis());
+        LoadedChanges loaded = LoadedChanges.NONE;
+        if (config.copyLoad()) {
+            InitialLoad initialLoad = new InitialLoad(config.loadSettings(), TargetConnector.fromConfig(sinkConfig), metrics);
+            try {
+                this.initialLoad.set(initialLoad);
+                state.set(ServiceState.State.LOADING);
+                loaded = initialLoad.run(!committed.isEmpty());
+            }
+            catch (Exception e) {
+                if (slotWatch != null) {
+                    slotWatch.close();
+                }
+                sink.close();
+                // an InterruptedException: close() stopped the load
+                return stopRequested ? null : e;
+            }
+            finally {
+                this.initialLoad.set(null);
+            }
+            if (stopRequested) {
+                if (slotWatch != null) {
+                    slotWatch.close();
+                }
+                sink.close();
+                return null;
+            }
+        }
         AtomicReference<Throwable> error = new AtomicReference<>();
         SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, sink, new DebeziumRecordMapper(config.unavailablePlaceholder(), DebeziumRecordMapper.KeyChanges.UPDATE_FROM_OLD_KEY), metrics,
-                System::currentTimeMillis, backoff, state);
+                System::currentTimeMillis, backoff, state, loaded, !committed.isEmpty());
         try (AutoCloseable registration = TargetOffsetBackingStore.register(name, () -> Map.copyOf(committed))) {
             DebeziumEngine<RecordChangeEvent<SourceRecord>> created = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                     .using(config.debeziumProperties())
@@ -304,6 +336,10 @@ public final class StandaloneService
     {
         stopRequested = true;
         state.set(ServiceState.State.STOPPING);
+        InitialLoad load = initialLoad.get();
+        if (load != null) {
+            load.stop();
+        }
         SinkChangeConsumer current = consumer.get();
         if (current != null) {
             current.stop();

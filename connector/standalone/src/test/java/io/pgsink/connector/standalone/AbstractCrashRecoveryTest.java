@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>The kill moments are taken from the progress the test observes, never from the clock alone,
  * so that a slow (busy) machine moves them with the service rather than before it: the first run
- * is killed in the middle of the snapshot (once the target holds part of the seeded rows); later
+ * is killed during or right after the initial load (once the target holds part of the seeded rows); later
  * runs cycle through "while starting up" (the JVM has logged, no position stored by this run yet),
  * "after n stored positions" (the offsets row changed n times) and "during a flush" (a few
  * milliseconds after a stored position changed, while the next batch is being applied). Every
@@ -112,17 +112,17 @@ abstract class AbstractCrashRecoveryTest
             String stored = storedPosition(sinkName);
             for (int kill = 1; kill <= kills; kill++) {
                 long logged = Files.exists(log) ? Files.size(log) : 0;
-                Process process = start(config, log);
+                Process process = ServiceProcess.start(config, log);
                 Moment moment = kill == 1 ? Moment.DURING_SNAPSHOT : Moment.values()[1 + random.nextInt(Moment.values().length - 1)];
                 String reached = switch (moment) {
                     case DURING_SNAPSHOT -> {
-                        // the snapshot flushes the 30,000 seeded rows 700 at a time: kill it between two of them
+                        // the initial load commits the 30,000 seeded rows chunk by chunk: kill it once some are in
                         long rows = 1 + random.nextInt(20_000);
-                        awaitProgress(process, log, "the snapshot to copy " + rows + " rows", () -> assertThat(targetRows()).isGreaterThanOrEqualTo(rows));
+                        ServiceProcess.awaitProgress(process, log, "the snapshot to copy " + rows + " rows", PROGRESS_TIMEOUT, () -> assertThat(targetRows()).isGreaterThanOrEqualTo(rows));
                         yield "after the target held " + targetRows() + " snapshot rows";
                     }
                     case STARTING -> {
-                        awaitProgress(process, log, "the JVM to start logging", () -> assertThat(Files.exists(log) ? Files.size(log) : 0).isGreaterThan(logged));
+                        ServiceProcess.awaitProgress(process, log, "the JVM to start logging", PROGRESS_TIMEOUT, () -> assertThat(Files.exists(log) ? Files.size(log) : 0).isGreaterThan(logged));
                         yield "while starting";
                     }
                     case AFTER_STORED_POSITIONS -> {
@@ -141,7 +141,7 @@ abstract class AbstractCrashRecoveryTest
                         yield delay + " ms after a stored position";
                     }
                 };
-                assertThat(process.isAlive()).as("pgsink exited by itself before kill %s; log:\n%s", kill, tail(log)).isTrue();
+                assertThat(process.isAlive()).as("pgsink exited by itself before kill %s; log:\n%s", kill, ServiceProcess.tail(log)).isTrue();
                 process.destroyForcibly();
                 assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
                 stored = storedPosition(sinkName);
@@ -155,10 +155,10 @@ abstract class AbstractCrashRecoveryTest
         }
         assertThat(workloadFailure.get()).isNull();
 
-        Process last = start(config, log);
+        Process last = ServiceProcess.start(config, log);
         try {
             RunningService.await("the target to equal the source", Duration.ofSeconds(180), () -> {
-                assertThat(last.isAlive()).as("pgsink is running; log:\n%s", tail(log)).isTrue();
+                assertThat(last.isAlive()).as("pgsink is running; log:\n%s", ServiceProcess.tail(log)).isTrue();
                 try (Connection sourceConnection = source.connect(); Connection targetConnection = target.connect()) {
                     assertThat(DemoWorkload.checksum(targetConnection)).isEqualTo(DemoWorkload.checksum(sourceConnection));
                 }
@@ -186,24 +186,13 @@ abstract class AbstractCrashRecoveryTest
         DURING_FLUSH,
     }
 
-    /** Waits (generously: the machine may be busy) until {@code reached} holds, while pgsink runs. */
-    private static void awaitProgress(Process process, Path log, String what, RunningService.Check reached)
-            throws Exception
-    {
-        RunningService.await(what, PROGRESS_TIMEOUT, () -> {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("pgsink exited by itself while the test waited for " + what + "; log:\n" + tail(log));
-            }
-            reached.run();
-        });
-    }
 
     /** Waits until the target stores a position other than {@code previous}, and returns it. */
     private String awaitNewPosition(Process process, Path log, String sinkName, @Nullable String previous)
             throws Exception
     {
         AtomicReference<String> position = new AtomicReference<>();
-        awaitProgress(process, log, "a new stored position", () -> {
+        ServiceProcess.awaitProgress(process, log, "a new stored position", PROGRESS_TIMEOUT, () -> {
             String current = storedPosition(sinkName);
             assertThat(current).isNotNull().isNotEqualTo(previous);
             position.set(current);
@@ -267,23 +256,5 @@ abstract class AbstractCrashRecoveryTest
         return file;
     }
 
-    private static Process start(Path config, Path log)
-            throws Exception
-    {
-        Path jar = Path.of(System.getProperty("pgsink.jar", "target/pgsink.jar"));
-        assertThat(jar).as("the runnable jar (mvn package builds it)").exists();
-        String java = ProcessHandle.current().info().command().orElse("java");
-        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx512m", "-jar", jar.toString(), "run", "--config", config.toString())
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        builder.environment().keySet().removeIf(name -> name.startsWith(StandaloneConfig.ENVIRONMENT_PREFIX));
-        return builder.start();
-    }
 
-    private static String tail(Path log)
-            throws Exception
-    {
-        List<String> lines = Files.readAllLines(log);
-        return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
-    }
 }

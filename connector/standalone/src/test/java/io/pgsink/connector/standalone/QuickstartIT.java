@@ -23,7 +23,9 @@ class QuickstartIT
             throws Exception
     {
         String output = quickstart("quickstart", "--duration", "4", "--rate", "50");
-        assertThat(output).contains("pgsink quickstart: seeded the source with 1000 orders").containsPattern("(?m)^PASS: target equals source \\(\\d+ rows, md5 [0-9a-f]{32}\\)$");
+        assertThat(output).contains("pgsink quickstart: seeded the source with 1000 orders")
+                .containsPattern("(?m)^pgsink quickstart: initial load: 1,000 rows copied in [0-9.]+ s")
+                .containsPattern("(?m)^PASS: target equals source \\(\\d+ rows, md5 [0-9a-f]{32}\\)$");
         assertNoDemoLeftovers();
     }
 

@@ -112,8 +112,13 @@ class SinkChangeConsumerTest
 
     private static RecordChangeEvent<SourceRecord> heartbeat(long lsn)
     {
+        return heartbeat(Map.of("lsn", lsn));
+    }
+
+    private static RecordChangeEvent<SourceRecord> heartbeat(Map<String, ?> offset)
+    {
         Schema schema = SchemaBuilder.struct().name("io.debezium.connector.common.Heartbeat").field("ts_ms", Schema.INT64_SCHEMA).build();
-        SourceRecord record = new SourceRecord(Map.of("server", "db1"), Map.of("lsn", lsn), "__debezium-heartbeat.db1", null, null, schema, new Struct(schema).put("ts_ms", 5L));
+        SourceRecord record = new SourceRecord(Map.of("server", "db1"), offset, "__debezium-heartbeat.db1", null, null, schema, new Struct(schema).put("ts_ms", 5L));
         return () -> record;
     }
 
@@ -121,6 +126,24 @@ class SinkChangeConsumerTest
     {
         BufferedSink sink = new BufferedSink("test", new FlushPolicy(maxEvents, 1 << 30, 60_000), applier);
         return new SinkChangeConsumer("test", sink, new DebeziumRecordMapper(), new SinkMetrics("test"), () -> 2000L, new Backoff(1, 1), new ServiceState("test", java.time.Instant::now));
+    }
+
+    /**
+     * Started without a stored position (after the initial load), Debezium's first heartbeats carry
+     * the server's WAL position at task start, without the processed LSN it resumes from: storing
+     * it would make a restart skip the changes between the slot's position and that one.
+     */
+    @Test
+    void storesNoHeartbeatPositionBeforeOneDebeziumResumesFromExactly()
+            throws Exception
+    {
+        BufferedSink sink = new BufferedSink("test", new FlushPolicy(10_000, 1 << 30, 60_000), new RecordingApplier());
+        SinkChangeConsumer consumer = new SinkChangeConsumer("test", sink, new DebeziumRecordMapper(), new SinkMetrics("test"), () -> 2000L, new Backoff(1, 1),
+                new ServiceState("test", java.time.Instant::now), io.pgsink.connector.standalone.load.LoadedChanges.NONE, false);
+        consumer.handleBatch(List.of(heartbeat(12)), new RecordingCommitter());
+        assertThat(journal).filteredOn(line -> line.startsWith("apply")).isEmpty();
+        consumer.handleBatch(List.of(heartbeat(Map.of("lsn", 20L, "lsn_proc", 20L)), heartbeat(30)), new RecordingCommitter());
+        assertThat(journal).filteredOn(line -> line.startsWith("apply")).singleElement().asString().contains("\"lsn\":30");
     }
 
     @Test

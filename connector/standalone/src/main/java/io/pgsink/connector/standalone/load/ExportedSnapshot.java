@@ -1,0 +1,122 @@
+package io.pgsink.connector.standalone.load;
+
+import io.pgsink.copy.SqlIdentifiers;
+import org.postgresql.PGConnection;
+import org.postgresql.replication.ReplicationSlotInfo;
+import org.postgresql.replication.fluent.logical.ChainedLogicalCreateSlotBuilder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A logical replication slot created with an exported snapshot: the snapshot shows exactly the
+ * transactions that committed before the slot's consistent point, and the slot streams exactly
+ * those that commit after it. The snapshot lives while the replication connection that created the
+ * slot stays open and idle, so this object holds that connection until {@link #close()}; readers
+ * import the snapshot with {@code SET TRANSACTION SNAPSHOT} meanwhile.
+ *
+ * <p>The permanent slot is the one Debezium streams from afterwards; a temporary slot (dropped by
+ * the server when its connection closes) only exports a fresh snapshot, for tables reloaded after
+ * a crash (see {@link InitialLoad}).
+ */
+final class ExportedSnapshot
+        implements AutoCloseable
+{
+    private static final Logger log = LoggerFactory.getLogger(ExportedSnapshot.class);
+
+    private final Connection replication;
+    private final String name;
+    private final String lsn;
+
+    private ExportedSnapshot(Connection replication, String name, String lsn)
+    {
+        this.replication = requireNonNull(replication, "replication is null");
+        this.name = requireNonNull(name, "name is null");
+        this.lsn = requireNonNull(lsn, "lsn is null");
+    }
+
+    /**
+     * Creates slot {@code slotName} on the replication connection {@code replication}, which this
+     * object owns from now on (closed on failure too).
+     */
+    static ExportedSnapshot create(Connection replication, String slotName, boolean temporary)
+            throws SQLException
+    {
+        try {
+            ChainedLogicalCreateSlotBuilder builder = replication.unwrap(PGConnection.class).getReplicationAPI().createReplicationSlot().logical()
+                    .withSlotName(slotName)
+                    .withOutputPlugin("pgoutput");
+            if (temporary) {
+                builder = builder.withTemporaryOption();
+            }
+            ReplicationSlotInfo slot = builder.make();
+            if (slot.getSnapshotName() == null) {
+                throw new SQLException("The source exported no snapshot when creating replication slot " + slotName);
+            }
+            log.info("created {}replication slot {} at {} with exported snapshot {}", temporary ? "temporary " : "", slotName, slot.getConsistentPoint(), slot.getSnapshotName());
+            return new ExportedSnapshot(replication, slot.getSnapshotName(), slot.getConsistentPoint().asString());
+        }
+        catch (SQLException | RuntimeException e) {
+            try {
+                replication.close();
+            }
+            catch (SQLException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
+    }
+
+    /** Whether the slot exists, and whether a connection uses it. Empty when it does not exist. */
+    static java.util.Optional<Boolean> slotActive(Connection connection, String slotName)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT active FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
+            statement.setString(1, slotName);
+            try (ResultSet rows = statement.executeQuery()) {
+                return rows.next() ? java.util.Optional.of(rows.getBoolean(1)) : java.util.Optional.empty();
+            }
+        }
+    }
+
+    static void dropSlot(Connection connection, String slotName)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT pg_catalog.pg_drop_replication_slot(?)")) {
+            statement.setString(1, slotName);
+            statement.execute();
+        }
+    }
+
+    /** Opens a REPEATABLE READ transaction on {@code connection} that reads at this snapshot. */
+    void importInto(Connection connection)
+            throws SQLException
+    {
+        connection.setAutoCommit(false);
+        connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        connection.setReadOnly(true);
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("SET TRANSACTION SNAPSHOT " + SqlIdentifiers.literal(name));
+        }
+    }
+
+    /** The slot's consistent point, e.g. {@code 0/16B3748}. */
+    String lsn()
+    {
+        return lsn;
+    }
+
+    @Override
+    public void close()
+            throws SQLException
+    {
+        replication.close();
+    }
+}

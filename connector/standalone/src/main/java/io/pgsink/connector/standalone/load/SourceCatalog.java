@@ -1,0 +1,105 @@
+package io.pgsink.connector.standalone.load;
+
+import io.pgsink.core.ColumnSchema;
+import io.pgsink.core.TableId;
+import io.pgsink.core.TableSchema;
+import org.intellij.lang.annotations.Language;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads the captured source tables, their columns, keys and sizes, inside the load's snapshot
+ * transaction, so that what is planned is what the snapshot holds. Only ordinary, permanent tables:
+ * logical decoding streams neither unlogged nor temporary tables, and partitions are read (and
+ * streamed by pgoutput) as themselves.
+ */
+final class SourceCatalog
+{
+    @Language("SQL")
+    private static final String TABLES = """
+            SELECT c.oid, n.nspname, c.relname, pg_catalog.pg_relation_size(c.oid), c.reltuples::bigint
+            FROM pg_catalog.pg_class c
+            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE c.relkind = 'r' AND c.relpersistence = 'p'
+              AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%'
+            ORDER BY n.nspname, c.relname""";
+
+    @Language("SQL")
+    private static final String PRIMARY_KEY = """
+            SELECT a.attname
+            FROM pg_catalog.pg_index i
+            CROSS JOIN generate_subscripts(i.indkey, 1) AS k(position)
+            JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[k.position]
+            WHERE i.indrelid = ? AND i.indisprimary
+            ORDER BY k.position""";
+
+    private SourceCatalog() {}
+
+    /** The tables {@code filter} captures, in name order. */
+    static List<SourceTable> read(Connection connection, LoadSettings.CaptureFilter filter)
+            throws SQLException
+    {
+        boolean generatedColumns = connection.getMetaData().getDatabaseMajorVersion() >= 12;
+        @Language("SQL")
+        String columns = "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), NOT a.attnotnull FROM pg_catalog.pg_attribute a"
+                + " WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped" + (generatedColumns ? " AND a.attgenerated = ''" : "") + " ORDER BY a.attnum";
+        List<SourceTable> tables = new ArrayList<>();
+        try (PreparedStatement statement = connection.prepareStatement(TABLES); ResultSet rows = statement.executeQuery()) {
+            while (rows.next()) {
+                TableId id = TableId.of(rows.getString(2), rows.getString(3));
+                if (!filter.capturesTable(id.schema(), id.table())) {
+                    continue;
+                }
+                long oid = rows.getLong(1);
+                List<ColumnSchema> tableColumns = new ArrayList<>();
+                try (PreparedStatement columnStatement = connection.prepareStatement(columns)) {
+                    columnStatement.setLong(1, oid);
+                    try (ResultSet columnRows = columnStatement.executeQuery()) {
+                        while (columnRows.next()) {
+                            String name = columnRows.getString(1);
+                            if (filter.capturesColumn(id.schema(), id.table(), name)) {
+                                tableColumns.add(new ColumnSchema(name, columnRows.getString(2), columnRows.getBoolean(3)));
+                            }
+                        }
+                    }
+                }
+                List<String> key = new ArrayList<>();
+                try (PreparedStatement keyStatement = connection.prepareStatement(PRIMARY_KEY)) {
+                    keyStatement.setLong(1, oid);
+                    try (ResultSet keyRows = keyStatement.executeQuery()) {
+                        while (keyRows.next()) {
+                            key.add(keyRows.getString(1));
+                        }
+                    }
+                }
+                if (tableColumns.isEmpty()) {
+                    continue;
+                }
+                tables.add(new SourceTable(new TableSchema(id, tableColumns, key), rows.getLong(4), rows.getLong(5)));
+            }
+        }
+        return tables;
+    }
+
+    /** The snapshot of the connection's transaction as {@code xmin:xmax:xip,...} (64-bit transaction ids). */
+    static String snapshot(Connection connection)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT pg_catalog.txid_current_snapshot()::text"); ResultSet rows = statement.executeQuery()) {
+            rows.next();
+            return rows.getString(1);
+        }
+    }
+
+    /** Whether the server scans {@code ctid} ranges without reading the whole table (PostgreSQL 14+). */
+    static boolean scansTidRanges(Connection connection)
+            throws SQLException
+    {
+        return connection.getMetaData().getDatabaseMajorVersion() >= 14;
+    }
+}

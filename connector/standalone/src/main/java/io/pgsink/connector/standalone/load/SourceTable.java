@@ -1,0 +1,21 @@
+package io.pgsink.connector.standalone.load;
+
+import io.pgsink.core.TableSchema;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A captured source table as the load's snapshot shows it.
+ *
+ * @param schema columns Debezium streams (generated and excluded columns left out) with their
+ *         {@code format_type} types, and the primary key
+ * @param bytes the heap's size in bytes at the snapshot (every row the snapshot sees lies in it)
+ * @param estimatedRows {@code pg_class.reltuples}, for progress estimates only; -1 when unknown
+ */
+record SourceTable(TableSchema schema, long bytes, long estimatedRows)
+{
+    SourceTable
+    {
+        requireNonNull(schema, "schema is null");
+    }
+}
