@@ -154,7 +154,14 @@ public final class StandaloneService
             return e;
         }
         committed.clear();
-        committed.putAll(sink.committedPositions());
+        try {
+            committed.putAll(sink.committedPositions());
+        }
+        catch (RuntimeException e) {
+            // the target connection pool would otherwise outlive this attempt, retrying to connect forever
+            sink.close();
+            return e;
+        }
         if (committed.isEmpty()) {
             log.info("{} - no positions stored in the target: Debezium starts per snapshot.mode ({})", name, config.debezium().getOrDefault("snapshot.mode", "initial"));
         }
