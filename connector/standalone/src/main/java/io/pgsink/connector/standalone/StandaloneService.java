@@ -145,23 +145,22 @@ public final class StandaloneService
     {
         state = State.STARTING;
         BufferedSink sink;
+        MergeApplier applier = null;
         try {
-            MergeApplier applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics()).build();
+            applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics()).build();
+            // reads the positions stored in the target, which may fail (the target restarting)
             sink = new BufferedSink(name, sinkConfig.flushPolicy(), applier, new CommittedPositions(), System::nanoTime,
                     sinkConfig.toleratesRejectedRows());
         }
         catch (RuntimeException e) {
+            if (applier != null) {
+                // its connection pool would otherwise outlive this attempt, trying to connect for ever
+                applier.close();
+            }
             return e;
         }
         committed.clear();
-        try {
-            committed.putAll(sink.committedPositions());
-        }
-        catch (RuntimeException e) {
-            // the target connection pool would otherwise outlive this attempt, retrying to connect forever
-            sink.close();
-            return e;
-        }
+        committed.putAll(sink.committedPositions());
         if (committed.isEmpty()) {
             log.info("{} - no positions stored in the target: Debezium starts per snapshot.mode ({})", name, config.debezium().getOrDefault("snapshot.mode", "initial"));
         }
