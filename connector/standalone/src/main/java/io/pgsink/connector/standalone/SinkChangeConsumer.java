@@ -52,7 +52,10 @@ import static java.util.Objects.requireNonNull;
  * {@code __debezium.oldkey}). Such a pair in one batch goes to {@link Sink#acceptKeyChange} as one
  * update, so that unchanged TOAST values of the create are filled from the old key's row. A pair
  * split across two engine batches is applied as a plain delete and insert; an unchanged TOAST value
- * in that insert then fails the flush, naming table and key.
+ * in that insert then fails the flush, naming table and key. Both records carry the position of
+ * their one source message, so the delete at the end of a batch is given the position before it:
+ * stored with it, a crash before the next batch's flush would make Debezium resume after that
+ * message and never send the create (a lost row, seen in {@code CrashRecoveryIT}).
  *
  * <p>A flush that fails with a {@linkplain SinkException#isTransient() transient} error (target
  * restarted, connection lost) is retried with backoff, since the sink keeps its buffers; any other
@@ -77,6 +80,9 @@ final class SinkChangeConsumer
     private final Backoff backoff;
     private volatile boolean stopping;
     private volatile String lastPosition = "";
+    /** The position the previous batch ended at; null before the first. */
+    @Nullable
+    private SourcePosition previousBatchEnd;
     /** Tables whose snapshot started in this engine run. */
     private final Set<TableId> snapshotTables = new HashSet<>();
 
@@ -104,6 +110,12 @@ final class SinkChangeConsumer
         for (int i = 0; i < records.size(); i++) {
             SourceRecord sourceRecord = records.get(i).record();
             SourcePosition position = position(sourceRecord);
+            if (i + 1 == records.size() && hasHeader(sourceRecord, NEW_KEY_HEADER) && (last != null || previousBatchEnd != null)) {
+                // the delete of a key change whose create comes in the next batch: both come from one
+                // source message and carry its position, so storing it with the delete would make a
+                // restart skip the create; the position before it makes a restart resend both
+                position = last != null ? last : previousBatchEnd;
+            }
             Optional<ChangeEvent> event = mapper.map(sourceRecord, position);
             if (event.isPresent() && i + 1 < records.size() && hasHeader(sourceRecord, NEW_KEY_HEADER) && event.get().operation() == Operation.DELETE) {
                 // Debezium splits a key change into a delete of the old key and a create of the new
@@ -145,6 +157,7 @@ final class SinkChangeConsumer
         metrics.lagMillis(newestSourceTime == 0 ? 0 : clock.getAsLong() - newestSourceTime);
         if (last != null) {
             lastPosition = last.offset();
+            previousBatchEnd = last;
         }
         // only now, with the batch and its offset committed in the target, may the slot move on
         for (RecordChangeEvent<SourceRecord> record : records) {
