@@ -237,11 +237,6 @@ final class SinkChangeConsumer
         return resumablePositions;
     }
 
-    private static boolean hasHeader(SourceRecord record, String name)
-    {
-        return record.headers() != null && record.headers().lastWithName(name) != null;
-    }
-
     private SourcePosition position(SourceRecord record)
     {
         Map<String, ?> partition = record.sourcePartition();

@@ -147,26 +147,26 @@ public final class StandaloneService
             state.set(ServiceState.State.STARTING);
         }
         BufferedSink sink;
+        MergeApplier applier = null;
         try {
-            MergeApplier applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics()).build();
-            try {
-                // claimed once per service: a restarted engine keeps the generation, so that of two
-                // services with one sink.name the one started last writes
-                if (generation == 0) {
-                    generation = applier.claim("");
-                }
-                else {
-                    applier.hold("", generation);
-                }
+            applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics()).build();
+            // claimed once per service: a restarted engine keeps the generation, so that of two
+            // services with one sink.name the one started last writes
+            if (generation == 0) {
+                generation = applier.claim("");
             }
-            catch (RuntimeException e) {
-                applier.close();
-                throw e;
+            else {
+                applier.hold("", generation);
             }
+            // reads the positions stored in the target, which may fail (the target restarting)
             sink = new BufferedSink(name, sinkConfig.flushPolicy(), applier, new CommittedPositions(), System::nanoTime,
                     sinkConfig.toleratesRejectedRows());
         }
         catch (RuntimeException e) {
+            if (applier != null) {
+                // its connection pool would otherwise outlive this attempt, trying to connect for ever
+                applier.close();
+            }
             return e;
         }
         committed.clear();
