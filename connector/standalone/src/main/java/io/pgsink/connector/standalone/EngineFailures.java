@@ -54,6 +54,17 @@ final class EngineFailures
     }
 
     /** Whether {@code error} or a cause of it says {@code text}. */
+    /** Whether {@code error} or one of its causes is a {@code type}. */
+    static boolean causes(@Nullable Throwable error, Class<? extends Throwable> type)
+    {
+        for (Throwable cause = error; cause != null; cause = next(cause)) {
+            if (type.isInstance(cause)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static boolean mentions(@Nullable Throwable error, String text)
     {
         for (Throwable cause = error; cause != null; cause = next(cause)) {

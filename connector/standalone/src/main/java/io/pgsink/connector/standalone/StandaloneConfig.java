@@ -325,7 +325,7 @@ public final class StandaloneConfig
         return new LoadSettings(sink, source::connect, source.slotName(), source.publicationName(), source.publicationMode().getValue(), filter,
                 sink.tableNameFormat()::targetOf,
                 Math.toIntExact(own.get(INITIAL_LOAD_PARALLELISM)), own.get(INITIAL_LOAD_CHUNK_BYTES), own.get(INITIAL_LOAD_COPY_FORMAT),
-                own.get(INITIAL_LOAD_PROGRESS_INTERVAL_MS));
+                own.get(INITIAL_LOAD_PROGRESS_INTERVAL_MS), slotCreationTimeoutMillis());
     }
 
     public UnavailablePlaceholder unavailablePlaceholder()

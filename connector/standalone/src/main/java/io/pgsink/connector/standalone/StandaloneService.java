@@ -7,6 +7,7 @@ import io.debezium.engine.format.ChangeEventFormat;
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
 import io.pgsink.connector.standalone.load.InitialLoad;
 import io.pgsink.connector.standalone.load.LoadedChanges;
+import io.pgsink.connector.standalone.load.SlotCreationTimedOutException;
 import io.pgsink.copy.SqlFailures;
 import io.pgsink.core.Backoff;
 import io.pgsink.core.Batch;
@@ -200,6 +201,9 @@ public final class StandaloneService
                     slotWatch.close();
                 }
                 sink.close();
+                if (slotWatch != null && EngineFailures.causes(e, SlotCreationTimedOutException.class)) {
+                    return slotCreationTimedOut(slotWatch);
+                }
                 // an InterruptedException: close() stopped the load
                 return stopRequested ? null : e;
             }
@@ -258,11 +262,16 @@ public final class StandaloneService
             return null;
         }
         if (slotWatch != null && !slotWatch.blockers().isEmpty() && EngineFailures.mentions(error.get(), "waiting for source task to start")) {
-            return new SinkException(ErrorCode.CONFIG, "Creating replication slot " + config.debezium().getOrDefault("slot.name", name) + " on " + config.sourceDescription()
-                    + " did not finish within " + config.slotCreationTimeoutMillis() + " ms (" + StandaloneConfig.SLOT_CREATION_TIMEOUT_MS + "): PostgreSQL waits for open transactions to end: "
-                    + slotWatch.blockers() + ". End them (COMMIT, ROLLBACK or SELECT pg_terminate_backend(pid)) or raise " + StandaloneConfig.SLOT_CREATION_TIMEOUT_MS + ", then start pgsink again");
+            return slotCreationTimedOut(slotWatch);
         }
         return error.get();
+    }
+
+    private SinkException slotCreationTimedOut(SlotCreationWatch slotWatch)
+    {
+        return new SinkException(ErrorCode.CONFIG, "Creating replication slot " + config.debezium().getOrDefault("slot.name", name) + " on " + config.sourceDescription()
+                + " did not finish within " + config.slotCreationTimeoutMillis() + " ms (" + StandaloneConfig.SLOT_CREATION_TIMEOUT_MS + "): PostgreSQL waits for open transactions to end: "
+                + slotWatch.blockers() + ". End them (COMMIT, ROLLBACK or SELECT pg_terminate_backend(pid)) or raise " + StandaloneConfig.SLOT_CREATION_TIMEOUT_MS + ", then start pgsink again");
     }
 
     private void startEndpoints()

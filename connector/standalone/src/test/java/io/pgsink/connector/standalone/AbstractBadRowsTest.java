@@ -100,7 +100,8 @@ abstract class AbstractBadRowsTest
         failed.service().close();
         // nothing after the bad row was applied, and the stored position did not move past it
         assertThat(target.query("SELECT id FROM public.accounts ORDER BY id")).containsExactly(List.of("1"));
-        assertThat(target.query("SELECT (source_offset::jsonb ->> 'lsn')::numeric <= " + beforeBadRow + " FROM public.pgsink_offsets WHERE sink_name = '" + properties.get("sink.name") + "'")).containsExactly(List.of("t"));
+        assertThat(target.query("SELECT count(*) FROM public.pgsink_offsets WHERE sink_name = '" + properties.get("sink.name") + "' AND (source_offset::jsonb ->> 'lsn')::numeric > " + beforeBadRow))
+                .containsExactly(List.of("0"));
 
         // once the target takes the row, the service goes on from it: nothing was skipped
         target.execute("ALTER TABLE public.accounts ALTER COLUMN code TYPE text");

@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.sql.Statement;
 
 import static java.util.Objects.requireNonNull;
@@ -44,11 +45,29 @@ final class ExportedSnapshot
 
     /**
      * Creates slot {@code slotName} on the replication connection {@code replication}, which this
-     * object owns from now on (closed on failure too).
+     * object owns from now on (closed on failure too). PostgreSQL creates a logical slot once every
+     * transaction holding a transaction id when it starts has ended; after {@code timeoutMillis} the
+     * creation is cancelled and {@link SlotCreationTimedOutException} thrown.
      */
-    static ExportedSnapshot create(Connection replication, String slotName, boolean temporary)
+    static ExportedSnapshot create(Connection replication, String slotName, boolean temporary, long timeoutMillis)
             throws SQLException
     {
+        AtomicBoolean timedOut = new AtomicBoolean();
+        Thread watchdog = new Thread(() -> {
+            try {
+                Thread.sleep(timeoutMillis);
+                timedOut.set(true);
+                replication.unwrap(PGConnection.class).cancelQuery();
+            }
+            catch (InterruptedException e) {
+                // created (or failed) in time
+            }
+            catch (SQLException e) {
+                log.warn("cannot cancel the creation of replication slot {}: {}", slotName, e.getMessage());
+            }
+        }, "pgsink-slot-creation-timeout");
+        watchdog.setDaemon(true);
+        watchdog.start();
         try {
             ChainedLogicalCreateSlotBuilder builder = replication.unwrap(PGConnection.class).getReplicationAPI().createReplicationSlot().logical()
                     .withSlotName(slotName)
@@ -70,7 +89,13 @@ final class ExportedSnapshot
             catch (SQLException closing) {
                 e.addSuppressed(closing);
             }
+            if (timedOut.get()) {
+                throw new SlotCreationTimedOutException(slotName, timeoutMillis, e);
+            }
             throw e;
+        }
+        finally {
+            watchdog.interrupt();
         }
     }
 

@@ -35,7 +35,8 @@ public record LoadSettings(
         int parallelism,
         long chunkBytes,
         LoadFormat format,
-        long progressIntervalMillis)
+        long progressIntervalMillis,
+        long slotCreationTimeoutMillis)
 {
     public LoadSettings
     {
