@@ -89,13 +89,30 @@ public final class InitialLoad
             progressStore.createTable(target, dialect);
             LoadProgress progress = progressStore.read(target);
             target.commit();
-            if (progress.complete() || (progress.startLsn().isEmpty() && positionsStored)) {
+            if (progress.complete() && !positionsStored && !slotExists()) {
+                // loaded, but the slot the stream was to start from is gone (dropped, or pgsink reset):
+                // the changes since the load are lost to it, so the load starts over at a new slot
+                log.warn("{} - the initial load completed, but replication slot {} is gone and no stream position is stored: loading again", name, settings.slotName());
+                progressStore.clear(target);
+                target.commit();
+                progress = progressStore.read(target);
+                target.commit();
+            }
+            else if (progress.complete() || (progress.startLsn().isEmpty() && positionsStored)) {
                 return LoadedChanges.of(progress);
             }
             load(target, dialect, progress);
             LoadProgress loaded = progressStore.read(target);
             target.commit();
             return LoadedChanges.of(loaded);
+        }
+    }
+
+    private boolean slotExists()
+            throws SQLException
+    {
+        try (Connection admin = settings.source().connect("pgsink initial load", false)) {
+            return ExportedSnapshot.slotActive(admin, settings.slotName()).isPresent();
         }
     }
 
