@@ -1,5 +1,6 @@
 package io.pgsink.merge;
 
+import io.pgsink.copy.PrimaryKeys;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.TableId;
@@ -42,15 +43,6 @@ final class TargetCatalog
             LEFT JOIN pg_catalog.pg_type bt ON bt.oid = t.typbasetype
             WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
             ORDER BY a.attnum""";
-
-    @Language("SQL")
-    private static final String PRIMARY_KEY = """
-            SELECT a.attname
-            FROM pg_catalog.pg_index i
-            CROSS JOIN generate_subscripts(i.indkey, 1) AS k(position)
-            JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[k.position]
-            WHERE i.indrelid = ? AND i.indisprimary
-            ORDER BY k.position""";
 
     @Language("SQL")
     private static final String DISTRIBUTION_KEY = """
@@ -108,7 +100,7 @@ final class TargetCatalog
                 }
             }
         }
-        List<String> primaryKey = names(connection, PRIMARY_KEY, oid);
+        List<String> primaryKey = PrimaryKeys.of(connection, oid);
         List<String> distributionKey = List.of();
         boolean appendOptimized = false;
         if (dialect.distribution().distributes()) {

@@ -1,5 +1,6 @@
 package io.pgsink.connector.standalone.load;
 
+import io.pgsink.copy.PrimaryKeys;
 import io.pgsink.core.ColumnSchema;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
@@ -28,15 +29,6 @@ final class SourceCatalog
             WHERE c.relkind = 'r' AND c.relpersistence = 'p'
               AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%'
             ORDER BY n.nspname, c.relname""";
-
-    @Language("SQL")
-    private static final String PRIMARY_KEY = """
-            SELECT a.attname
-            FROM pg_catalog.pg_index i
-            CROSS JOIN generate_subscripts(i.indkey, 1) AS k(position)
-            JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[k.position]
-            WHERE i.indrelid = ? AND i.indisprimary
-            ORDER BY k.position""";
 
     private SourceCatalog() {}
 
@@ -69,14 +61,7 @@ final class SourceCatalog
                     }
                 }
                 List<String> key = new ArrayList<>();
-                try (PreparedStatement keyStatement = connection.prepareStatement(PRIMARY_KEY)) {
-                    keyStatement.setLong(1, oid);
-                    try (ResultSet keyRows = keyStatement.executeQuery()) {
-                        while (keyRows.next()) {
-                            key.add(keyRows.getString(1));
-                        }
-                    }
-                }
+                key.addAll(PrimaryKeys.of(connection, oid));
                 if (tableColumns.isEmpty()) {
                     continue;
                 }
