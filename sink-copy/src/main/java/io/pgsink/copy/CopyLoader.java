@@ -1,6 +1,7 @@
 package io.pgsink.copy;
 
 import io.pgsink.core.CopyFormat;
+import io.pgsink.core.NulCharacterHandling;
 import org.intellij.lang.annotations.Language;
 import org.jetbrains.annotations.Nullable;
 import org.postgresql.PGConnection;
@@ -11,12 +12,13 @@ import org.postgresql.util.ServerErrorMessage;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.function.Function;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * Streams CSV rows into PostgreSQL with {@code COPY ... FROM STDIN}, through pgjdbc's
- * {@link CopyIn}: each chunk a {@link CsvWriter} hands over is one {@code writeToCopy} call (one
+ * Streams CSV or binary rows into PostgreSQL with {@code COPY ... FROM STDIN}, through pgjdbc's
+ * {@link CopyIn}: each chunk a {@link CsvWriter} or {@link BinaryCopyWriter} hands over is one {@code writeToCopy} call (one
  * CopyData message), and nothing is flushed per row.
  *
  * <p>A COPY either loads every row or none. On any failure, the body's included, the copy is
@@ -51,17 +53,38 @@ public final class CopyLoader
     public static long copyIn(Connection connection, @Language("SQL") String copySql, CopyFormat format, CopyBody body, CopyListener listener)
             throws SQLException
     {
-        requireNonNull(connection, "connection is null");
-        requireNonNull(copySql, "copySql is null");
         requireNonNull(format, "format is null");
         requireNonNull(body, "body is null");
+        return copy(connection, copySql, output -> new CsvWriter(format, output), body::write, listener);
+    }
+
+    /**
+     * As {@link #copyIn(Connection, String, CopyFormat, CopyBody, CopyListener)} for a
+     * {@code COPY ... FROM STDIN (FORMAT binary)} statement (see {@link #binaryCopyStatement}),
+     * whose rows {@code body} writes with a {@link BinaryCopyWriter}.
+     *
+     * @param nulHandling what to do with U+0000 in text values, as the CSV format would
+     */
+    public static long copyInBinary(Connection connection, @Language("SQL") String copySql, NulCharacterHandling nulHandling, BinaryCopyBody body, CopyListener listener)
+            throws SQLException
+    {
+        requireNonNull(nulHandling, "nulHandling is null");
+        requireNonNull(body, "body is null");
+        return copy(connection, copySql, output -> new BinaryCopyWriter(nulHandling, output), body::write, listener);
+    }
+
+    private static <W extends CopyRowWriter> long copy(Connection connection, String copySql, Function<ChunkConsumer, W> writers, RowsBody<W> body, CopyListener listener)
+            throws SQLException
+    {
+        requireNonNull(connection, "connection is null");
+        requireNonNull(copySql, "copySql is null");
         requireNonNull(listener, "listener is null");
         CopyIn copy = connection.unwrap(PGConnection.class).getCopyAPI().copyIn(copySql);
         CopyOutput output = new CopyOutput(copy, listener);
-        CsvWriter writer = null;
+        W writer = null;
         boolean ending = false;
         try {
-            writer = new CsvWriter(format, output);
+            writer = writers.apply(output);
             body.write(writer);
             writer.finish();
             ending = true;
@@ -79,8 +102,15 @@ public final class CopyLoader
         }
     }
 
+    @FunctionalInterface
+    private interface RowsBody<W>
+    {
+        void write(W writer)
+                throws SQLException;
+    }
+
     /** A rejection naming a COPY line becomes a {@link CopyRejectedException} naming the row. */
-    private static PSQLException withRow(PSQLException e, CsvWriter writer)
+    private static PSQLException withRow(PSQLException e, CopyRowWriter writer)
     {
         ServerErrorMessage server = e.getServerErrorMessage();
         long line = server == null ? -1 : SqlFailures.copyLine(server);
@@ -141,9 +171,26 @@ public final class CopyLoader
      */
     public static String copyStatement(String qualifiedQuotedTable, List<String> columnNames, CopyFormat format)
     {
+        requireNonNull(format, "format is null");
+        return columnList(qualifiedQuotedTable, columnNames).append(") FROM STDIN (FORMAT csv, DELIMITER ").append(SqlIdentifiers.literal(String.valueOf(format.delimiter())))
+                .append(", QUOTE ").append(SqlIdentifiers.literal(String.valueOf(format.quote())))
+                .append(", ESCAPE ").append(SqlIdentifiers.literal(String.valueOf(format.escape())))
+                .append(", NULL ").append(SqlIdentifiers.literal(format.nullString()))
+                .append(')')
+                .toString();
+    }
+
+    /** Returns {@code COPY table ("a", "b") FROM STDIN (FORMAT binary)}; arguments as for {@link #copyStatement}. */
+    public static String binaryCopyStatement(String qualifiedQuotedTable, List<String> columnNames)
+    {
+        return columnList(qualifiedQuotedTable, columnNames).append(") FROM STDIN (FORMAT binary)").toString();
+    }
+
+    /** {@code COPY table ("a", "b"}, to be closed by the caller. */
+    private static StringBuilder columnList(String qualifiedQuotedTable, List<String> columnNames)
+    {
         requireNonNull(qualifiedQuotedTable, "qualifiedQuotedTable is null");
         requireNonNull(columnNames, "columnNames is null");
-        requireNonNull(format, "format is null");
         if (columnNames.isEmpty()) {
             throw new IllegalArgumentException("COPY into " + qualifiedQuotedTable + " needs at least one column");
         }
@@ -154,12 +201,7 @@ public final class CopyLoader
             }
             sql.append(SqlIdentifiers.quote(columnNames.get(i)));
         }
-        return sql.append(") FROM STDIN (FORMAT csv, DELIMITER ").append(SqlIdentifiers.literal(String.valueOf(format.delimiter())))
-                .append(", QUOTE ").append(SqlIdentifiers.literal(String.valueOf(format.quote())))
-                .append(", ESCAPE ").append(SqlIdentifiers.literal(String.valueOf(format.escape())))
-                .append(", NULL ").append(SqlIdentifiers.literal(format.nullString()))
-                .append(')')
-                .toString();
+        return sql;
     }
 
     /**

@@ -51,6 +51,7 @@ import static java.util.Objects.requireNonNull;
  * <p>Not thread-safe: a writer belongs to the thread running one COPY.
  */
 public final class CsvWriter
+        implements CopyRowWriter
 {
     public static final int DEFAULT_CHUNK_BYTES = 64 * 1024;
 
@@ -142,6 +143,7 @@ public final class CsvWriter
     }
 
     /** Writes SQL NULL: the format's NULL string, unquoted. */
+    @Override
     public void writeNull()
     {
         startField(nullBytes.length);
@@ -157,6 +159,7 @@ public final class CsvWriter
     }
 
     /** Writes {@code t} or {@code f}. */
+    @Override
     public void writeBoolean(boolean value)
     {
         beginField();
@@ -191,6 +194,7 @@ public final class CsvWriter
      * @throws ValueEncodingException for a NUL character (unless the format strips them) or an
      *         unpaired surrogate; nothing is written then
      */
+    @Override
     public void writeText(CharSequence value)
     {
         requireNonNull(value, "value is null");
@@ -605,6 +609,7 @@ public final class CsvWriter
      * Ends the row. When the buffer then holds at least the chunk size, it is handed to the
      * {@link ChunkConsumer}.
      */
+    @Override
     public void endRow()
             throws SQLException
     {
@@ -631,6 +636,7 @@ public final class CsvWriter
      * that the stream stays well-formed. The row is always still in the buffer: chunks are only
      * handed over at row boundaries.
      */
+    @Override
     public void discardRow()
     {
         position = rowStart;
@@ -641,6 +647,7 @@ public final class CsvWriter
     }
 
     /** Hands over the rows still buffered. The current row must have been ended or discarded. */
+    @Override
     public void finish()
             throws SQLException
     {
@@ -673,6 +680,7 @@ public final class CsvWriter
      * @return the 1-based number of the row, counting the rows ended by this writer in order
      *         (discarded rows do not count)
      */
+    @Override
     public long rowOfCopyLine(long line)
     {
         if (line < 1) {
@@ -856,7 +864,7 @@ public final class CsvWriter
         }
     }
 
-    private static ValueEncodingException nulCharacter(int index)
+    static ValueEncodingException nulCharacter(int index)
     {
         return new ValueEncodingException("text value contains a NUL character (U+0000) at position " + (index + 1)
                 + "; PostgreSQL cannot store it in text (the copy format can strip it)");
@@ -877,7 +885,7 @@ public final class CsvWriter
         return 4;
     }
 
-    private static ValueEncodingException unpairedSurrogate(char c, int index)
+    static ValueEncodingException unpairedSurrogate(char c, int index)
     {
         return new ValueEncodingException(String.format("text value contains an unpaired surrogate U+%04X at position %d, which UTF-8 cannot encode", (int) c, index + 1));
     }

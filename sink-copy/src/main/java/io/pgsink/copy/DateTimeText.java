@@ -119,7 +119,7 @@ final class DateTimeText
         return (int) (civil & 0x1F);
     }
 
-    private static void checkMicroseconds(int nano, String typeName)
+    static void checkMicroseconds(int nano, String typeName)
     {
         if (nano % 1000 != 0) {
             throw new ValueEncodingException(typeName + " value has nanosecond precision, but PostgreSQL keeps microseconds; "

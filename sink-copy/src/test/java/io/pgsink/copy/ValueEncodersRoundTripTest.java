@@ -29,6 +29,8 @@ import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,6 +45,10 @@ import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
 @TestInstance(PER_CLASS)
 class ValueEncodersRoundTripTest
 {
+    /** The column types of this test that have a binary form; the others are always written as CSV. */
+    private static final Set<String> BINARY_TYPES = Set.of("int2", "int4", "int8", "oid", "float4", "float8", "numeric", "bool", "text", "varchar", "char",
+            "json", "jsonb", "bytea", "date", "time", "timetz", "timestamp", "timestamptz", "uuid");
+
     private static final List<CopyFormat> FORMATS = List.of(
             CopyFormat.DEFAULT,
             new CopyFormat(';', '\'', '\\', "\\N", NulCharacterHandling.FAIL),
@@ -265,6 +271,56 @@ class ValueEncodersRoundTripTest
             try (Statement statement = connection.createStatement()) {
                 statement.execute("TRUNCATE " + table);
             }
+        }
+        assertBinaryRoundTrip(table, columnType, values, expected);
+    }
+
+    /**
+     * The same values in binary, where the type has a binary encoder: every value it accepts must
+     * read back as the CSV path's does (the others are written as CSV by the sink).
+     */
+    private void assertBinaryRoundTrip(String table, String columnType, List<?> values, List<String> expected)
+            throws SQLException
+    {
+        Optional<BinaryValueEncoder> found = BinaryValueEncoders.forType(typeName(table));
+        assertThat(found.isPresent()).as("binary encoder of %s", columnType).isEqualTo(BINARY_TYPES.contains(columnType.replaceAll("\\(.*", "")));
+        if (found.isEmpty()) {
+            return;
+        }
+        BinaryValueEncoder encoder = found.get();
+        List<Integer> accepted = new ArrayList<>();
+        for (int i = 0; i < values.size(); i++) {
+            if (values.get(i) == null || encoder.accepts(values.get(i))) {
+                accepted.add(i);
+            }
+        }
+        assertThat(accepted).as("values of %s written in binary", columnType).isNotEmpty();
+        long rows = CopyLoader.copyInBinary(connection, CopyLoader.binaryCopyStatement(SqlIdentifiers.qualified(schema.name(), table), List.of("id", "v")),
+                NulCharacterHandling.FAIL, writer -> {
+                    for (int i : accepted) {
+                        writer.writeInt(i);
+                        Object value = values.get(i);
+                        if (value == null) {
+                            writer.writeNull();
+                        }
+                        else {
+                            encoder.encode(value, writer);
+                        }
+                        writer.endRow();
+                    }
+                }, CopyListener.NONE);
+        assertThat(rows).isEqualTo(accepted.size());
+        List<String> actual = new ArrayList<>();
+        try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery("SELECT v::text FROM " + table + " ORDER BY id")) {
+            while (result.next()) {
+                actual.add(result.getString(1));
+            }
+        }
+        List<String> expectedAccepted = new ArrayList<>();
+        accepted.forEach(i -> expectedAccepted.add(expected.get(i)));
+        assertThat(actual).as("%s in binary", columnType).isEqualTo(expectedAccepted);
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("TRUNCATE " + table);
         }
     }
 

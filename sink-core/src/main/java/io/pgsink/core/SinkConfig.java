@@ -39,6 +39,7 @@ public final class SinkConfig
     public static final String FLUSH_MAX_EVENTS = "flush.max.events";
     public static final String BUFFER_MAX_BYTES = "buffer.max.bytes";
     public static final String FLUSH_INTERVAL_MS = "flush.interval.ms";
+    public static final String COPY_FORMAT = "copy.format";
     public static final String COPY_DELIMITER = "copy.delimiter";
     public static final String COPY_QUOTE = "copy.quote";
     public static final String COPY_ESCAPE = "copy.escape";
@@ -255,6 +256,12 @@ public final class SinkConfig
     public CopyFormat copyFormat()
     {
         return copyFormat;
+    }
+
+    /** How rows travel in COPY ({@value #COPY_FORMAT}). */
+    public CopyDataFormat copyDataFormat()
+    {
+        return values.get(SinkKeys.COPY_FORMAT);
     }
 
     public String offsetsSchema()

@@ -1,5 +1,8 @@
 package io.pgsink.merge;
 
+import io.pgsink.copy.BinaryCopyWriter;
+import io.pgsink.copy.BinaryValueEncoder;
+import io.pgsink.copy.CopyRowWriter;
 import io.pgsink.copy.CsvWriter;
 import io.pgsink.copy.ValueEncodingException;
 import io.pgsink.core.ErrorCode;
@@ -35,7 +38,7 @@ final class CopyRows
     private final StringBuilder mask = new StringBuilder();
 
     /** Writes {@code change} as one row of {@code layout}. */
-    void write(CsvWriter writer, TablePlan plan, RowChange change, Layout layout)
+    void write(CopyRowWriter writer, TablePlan plan, RowChange change, Layout layout)
             throws SQLException
     {
         switch (layout) {
@@ -49,7 +52,7 @@ final class CopyRows
      * the target, and in {@link Layout#STAGED_ROWS} every row that is not a delete, carry every
      * value; the others are only keys to delete, so only the key is written.
      */
-    private void writeStagingRow(CsvWriter writer, TablePlan plan, RowChange change, Layout layout)
+    private void writeStagingRow(CopyRowWriter writer, TablePlan plan, RowChange change, Layout layout)
             throws SQLException
     {
         Object[] row = change.row();
@@ -90,7 +93,7 @@ final class CopyRows
     }
 
     /** A final row with every value known, in the target's COPY column order (the source columns). */
-    private static void writeTargetRow(CsvWriter writer, TablePlan plan, RowChange change)
+    private static void writeTargetRow(CopyRowWriter writer, TablePlan plan, RowChange change)
             throws SQLException
     {
         Object[] row = change.row();
@@ -106,17 +109,52 @@ final class CopyRows
         }
     }
 
-    private static void writeValue(CsvWriter writer, TablePlan plan, int column, @Nullable Object value)
+    private static void writeValue(CopyRowWriter writer, TablePlan plan, int column, @Nullable Object value)
     {
         if (value == null || value == UnavailableValue.INSTANCE) {
             writer.writeNull();
         }
+        else if (writer instanceof BinaryCopyWriter binary) {
+            plan.binaryEncoders[column].encode(value, binary);
+        }
         else {
-            plan.encoders[column].encode(value, writer);
+            plan.encoders[column].encode(value, (CsvWriter) writer);
         }
     }
 
-    private static SinkException encodingFailed(CsvWriter writer, TablePlan plan, RowChange change, int column, ValueEncodingException e)
+    /**
+     * Whether every value {@link #write} may take from {@code change} (row, key and the key to fill
+     * from) has a binary form that gives the target what CSV would: the plan has
+     * {@link TablePlan#binaryEncoders} and each accepts its value.
+     */
+    static boolean acceptsBinary(TablePlan plan, RowChange change)
+    {
+        BinaryValueEncoder[] encoders = plan.binaryEncoders;
+        Object[] row = change.row();
+        if (row != null) {
+            for (int column = 0; column < encoders.length; column++) {
+                if (!accepts(encoders[column], row[column])) {
+                    return false;
+                }
+            }
+        }
+        RowKey fillFrom = row != null && change.hasUnavailableValues() ? change.fillFrom().orElse(null) : null;
+        for (int column = 0; column < encoders.length; column++) {
+            int keyPosition = plan.keyPosition[column];
+            if (keyPosition >= 0 && (!accepts(encoders[column], change.key().value(keyPosition))
+                    || (fillFrom != null && !accepts(encoders[column], fillFrom.value(keyPosition))))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean accepts(BinaryValueEncoder encoder, @Nullable Object value)
+    {
+        return value == null || value == UnavailableValue.INSTANCE || encoder.accepts(value);
+    }
+
+    private static SinkException encodingFailed(CopyRowWriter writer, TablePlan plan, RowChange change, int column, ValueEncodingException e)
     {
         writer.discardRow();
         String columnName = column >= 0 && column < plan.columns.size() ? plan.columns.get(column).name() : "?";

@@ -65,6 +65,12 @@ final class GreenplumDialect
 
     /** Not read: only {@code MERGE}, which Greenplum lacks, needs them. */
     @Override
+    public boolean readsBinaryCopy(int serverMajorVersion)
+    {
+        return serverMajorVersion >= 12;
+    }
+
+    @Override
     public boolean readsGeneratedColumns(int serverMajorVersion)
     {
         return false;

@@ -97,7 +97,7 @@ public final class MergeApplier
         this.plans = new TablePlans(config, staging);
         // a table or column gone: the target changed under us, read the catalog again next time
         this.transactions = new TargetTransactions(session, plans::forget);
-        this.writer = new TableWriter(config.copyFormat(), builder.copyListener);
+        this.writer = new TableWriter(config.copyFormat(), config.copyDataFormat(), session::readsBinaryCopy, builder.copyListener);
         this.isolator = new RejectedRowIsolator(config.toleratesRejectedRows(), config.tableNameFormat());
         this.deadLetters = new DeadLetterTable(sinkName, SqlIdentifiers.quote(config.offsetsSchema()) + "." + SqlIdentifiers.quote(config.deadLetterTable()));
     }

@@ -105,6 +105,12 @@ final class PostgreSqlDialect
     }
 
     @Override
+    public boolean readsBinaryCopy(int serverMajorVersion)
+    {
+        return true;
+    }
+
+    @Override
     public boolean readsGeneratedColumns(int serverMajorVersion)
     {
         return serverMajorVersion >= 12;

@@ -22,4 +22,11 @@ interface ServerFeatures
      * {@code attidentity}, PostgreSQL 12+), which the sink reads only where {@code MERGE} needs them.
      */
     boolean readsGeneratedColumns(int serverMajorVersion);
+
+    /**
+     * Whether {@code copy.format=binary} may send {@code COPY ... (FORMAT binary)}: the binary
+     * formats pgsink writes are PostgreSQL's since 8.x (numeric infinities need 14, as in text);
+     * Greenplum 7 and Cloudberry read them, Greenplum 6 is kept on CSV.
+     */
+    boolean readsBinaryCopy(int serverMajorVersion);
 }

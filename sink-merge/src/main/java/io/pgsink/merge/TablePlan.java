@@ -1,5 +1,7 @@
 package io.pgsink.merge;
 
+import io.pgsink.copy.BinaryValueEncoder;
+import io.pgsink.copy.BinaryValueEncoders;
 import io.pgsink.copy.CopyLoader;
 import io.pgsink.copy.ValueEncoder;
 import io.pgsink.copy.ValueEncoders;
@@ -9,7 +11,10 @@ import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.TableSchema;
 
+import org.jetbrains.annotations.Nullable;
+
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -28,6 +33,9 @@ final class TablePlan
     final boolean appendOnly;
     final List<TargetColumn> columns;
     final ValueEncoder[] encoders;
+    /** The binary encoders of the staged columns, or null when one of them has none (the table is always copied as CSV). */
+    @Nullable
+    final BinaryValueEncoder[] binaryEncoders;
     /** For each staged column, its position in the key, or -1. */
     final int[] keyPosition;
     /** For each fill-key column (target key order), the position in the source key. */
@@ -38,6 +46,9 @@ final class TablePlan
     final String copyTarget;
     /** COPY into the staging table: insert flag, unavailable mask, columns. */
     final String copyStaging;
+    /** {@link #copyTarget} and {@link #copyStaging} in binary format. */
+    final String copyTargetBinary;
+    final String copyStagingBinary;
     final String fill;
     final String unfilled;
     final String delete;
@@ -59,11 +70,14 @@ final class TablePlan
         this.appendOnly = appendOnly;
         this.columns = List.copyOf(columns);
         this.encoders = new ValueEncoder[columns.size()];
+        BinaryValueEncoder[] binary = new BinaryValueEncoder[columns.size()];
         this.keyPosition = new int[columns.size()];
         for (int i = 0; i < columns.size(); i++) {
             encoders[i] = ValueEncoders.forType(columns.get(i).encodingType());
+            binary[i] = BinaryValueEncoders.forType(columns.get(i).encodingType()).orElse(null);
             keyPosition[i] = source.keyColumns().indexOf(columns.get(i).name());
         }
+        this.binaryEncoders = Arrays.asList(binary).contains(null) ? null : binary;
         this.fillKeyPosition = new int[target.primaryKey().size()];
         for (int i = 0; i < fillKeyPosition.length; i++) {
             fillKeyPosition[i] = source.keyColumns().indexOf(target.primaryKey().get(i));
@@ -71,9 +85,11 @@ final class TablePlan
         this.stagingName = stagingName;
         List<String> names = columns.stream().map(TargetColumn::name).toList();
         this.copyTarget = CopyLoader.copyStatement(Statements.qualified(target.id()), names, format);
+        this.copyTargetBinary = CopyLoader.binaryCopyStatement(Statements.qualified(target.id()), names);
         if (appendOnly) {
             this.createStaging = "";
             this.copyStaging = "";
+            this.copyStagingBinary = "";
             this.fill = "";
             this.unfilled = "";
             this.delete = "";
@@ -92,6 +108,7 @@ final class TablePlan
             stagedNames.addAll(names);
             this.createStaging = dialect.staging().createStagingTable(stagingName, columns, target);
             this.copyStaging = CopyLoader.copyStatement(io.pgsink.copy.SqlIdentifiers.quote(stagingName), stagedNames, format);
+            this.copyStagingBinary = CopyLoader.binaryCopyStatement(io.pgsink.copy.SqlIdentifiers.quote(stagingName), stagedNames);
             this.fill = Statements.fillUnavailable(target, columns, stagingName);
             this.unfilled = Statements.unfilledRows(target, stagingName);
             this.delete = dialect.delete().deleteTouchedKeys(target, stagingName);

@@ -1,9 +1,11 @@
 package io.pgsink.merge;
 
 import io.pgsink.copy.CopyListener;
+import io.pgsink.copy.CopyRowWriter;
 import io.pgsink.copy.CopyLoader;
 import io.pgsink.copy.CopyRejectedException;
 import io.pgsink.copy.SqlFailures;
+import io.pgsink.core.CopyDataFormat;
 import io.pgsink.core.CopyFormat;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.RowChange;
@@ -21,6 +23,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -96,12 +99,21 @@ final class TableWriter
     }
 
     private final CopyFormat format;
+    private final CopyDataFormat dataFormat;
+    private final BooleanSupplier serverReadsBinary;
     private final CopyListener copyListener;
     private final CopyRows rows = new CopyRows();
 
-    TableWriter(CopyFormat format, CopyListener copyListener)
+    /**
+     * @param dataFormat {@code copy.format}: with {@link CopyDataFormat#BINARY}, each COPY is binary
+     *        where {@code serverReadsBinary} says the server reads pgsink's binary rows and
+     *        {@link #binary} allows it, else CSV in {@code format}
+     */
+    TableWriter(CopyFormat format, CopyDataFormat dataFormat, BooleanSupplier serverReadsBinary, CopyListener copyListener)
     {
         this.format = requireNonNull(format, "format is null");
+        this.dataFormat = requireNonNull(dataFormat, "dataFormat is null");
+        this.serverReadsBinary = requireNonNull(serverReadsBinary, "serverReadsBinary is null");
         this.copyListener = requireNonNull(copyListener, "copyListener is null");
     }
 
@@ -218,22 +230,22 @@ final class TableWriter
             throws SQLException
     {
         List<RowChange> changes = batch.changes();
+        boolean binary = binary(plan, changes, filter);
         String copySql = switch (layout) {
-            case TARGET_ROWS -> plan.copyTarget;
-            case STAGED_KEYS, STAGED_ROWS -> plan.copyStaging;
+            case TARGET_ROWS -> binary ? plan.copyTargetBinary : plan.copyTarget;
+            case STAGED_KEYS, STAGED_ROWS -> binary ? plan.copyStagingBinary : plan.copyStaging;
         };
         boolean conflictMeansReplay = switch (freshKeys) {
             case TRUSTED -> true;
             case DISTRUSTED -> false;
         };
         try {
-            CopyLoader.copyIn(connection, copySql, format, writer -> {
-                for (RowChange change : changes) {
-                    if (filter.test(change)) {
-                        rows.write(writer, plan, change, layout);
-                    }
-                }
-            }, copyListener);
+            if (binary) {
+                CopyLoader.copyInBinary(connection, copySql, format.nulHandling(), writer -> writeRows(writer, plan, changes, filter, layout), copyListener);
+            }
+            else {
+                CopyLoader.copyIn(connection, copySql, format, writer -> writeRows(writer, plan, changes, filter, layout), copyListener);
+            }
         }
         catch (CopyRejectedException e) {
             RowChange change = nthMatching(changes, filter, e.row());
@@ -259,6 +271,35 @@ final class TableWriter
             }
             throw e;
         }
+    }
+
+    private void writeRows(CopyRowWriter writer, TablePlan plan, List<RowChange> changes, RowFilter filter, CopyRows.Layout layout)
+            throws SQLException
+    {
+        for (RowChange change : changes) {
+            if (filter.test(change)) {
+                rows.write(writer, plan, change, layout);
+            }
+        }
+    }
+
+    /**
+     * Whether this COPY is binary: {@code copy.format=binary}, a server that reads it, a binary
+     * encoder for every column, and every value one the encoders write as CSV would give it (one
+     * pass of class checks over the rows, before the COPY starts, since a COPY cannot change
+     * format half-way).
+     */
+    private boolean binary(TablePlan plan, List<RowChange> changes, RowFilter filter)
+    {
+        if (dataFormat == CopyDataFormat.CSV || plan.binaryEncoders == null || !serverReadsBinary.getAsBoolean()) {
+            return false;
+        }
+        for (RowChange change : changes) {
+            if (filter.test(change) && !CopyRows.acceptsBinary(plan, change)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Nullable

@@ -102,6 +102,12 @@ final class TargetSession
         return dialect.features().prefersUpsert(serverMajorVersion);
     }
 
+    /** Whether the server reads pgsink's binary COPY rows (see {@link ServerFeatures#readsBinaryCopy}). */
+    boolean readsBinaryCopy()
+    {
+        return dialect.features().readsBinaryCopy(serverMajorVersion);
+    }
+
     /**
      * Starts a transaction (auto-commit is off) on a connection of the pool, starting the pool
      * first when there is none.
