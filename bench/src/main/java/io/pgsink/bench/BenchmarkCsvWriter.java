@@ -46,7 +46,7 @@ public class BenchmarkCsvWriter
 {
     static final int ROWS = 1000;
     /** The column types of a row, repeated to reach the row width. */
-    private static final String[] TYPES = {"int8", "int4", "text", "numeric", "timestamptz", "bool", "uuid", "text"};
+    static final String[] TYPES = {"int8", "int4", "text", "numeric", "timestamptz", "bool", "uuid", "text"};
 
     @Param({"8", "32"})
     public int columns;
@@ -63,21 +63,28 @@ public class BenchmarkCsvWriter
     @Setup(Level.Trial)
     public void setUp()
     {
-        Random random = new Random(42);
         encoders = new ValueEncoder[columns];
         for (int column = 0; column < columns; column++) {
             encoders[column] = ValueEncoders.forType(TYPES[column % TYPES.length]);
         }
-        rows = new Object[ROWS][columns];
-        for (int row = 0; row < ROWS; row++) {
-            for (int column = 0; column < columns; column++) {
-                rows[row][column] = value(TYPES[column % TYPES.length], random);
-            }
-        }
+        rows = rows(columns, quotedShare);
         writer = new CsvWriter(CopyFormat.DEFAULT, (buffer, offset, length) -> discarded += length);
     }
 
-    private Object value(String type, Random random)
+    /** {@value #ROWS} rows of {@code columns} values of {@link #TYPES}, from a fixed seed. */
+    static Object[][] rows(int columns, double quotedShare)
+    {
+        Random random = new Random(42);
+        Object[][] rows = new Object[ROWS][columns];
+        for (int row = 0; row < ROWS; row++) {
+            for (int column = 0; column < columns; column++) {
+                rows[row][column] = value(TYPES[column % TYPES.length], random, quotedShare);
+            }
+        }
+        return rows;
+    }
+
+    private static Object value(String type, Random random, double quotedShare)
     {
         return switch (type) {
             case "int8" -> random.nextLong();

@@ -23,23 +23,45 @@ final class PgsinkMethod
 {
     static final String NAME = "pgsink (COPY + merge)";
     static final String DELETE_INSERT_NAME = "pgsink, target.update.mode=delete-insert";
+    static final String BINARY_NAME = "pgsink, copy.format=binary";
+    static final String LZ4_NAME = "pgsink, default_toast_compression=lz4";
 
-    private final boolean deleteInsert;
+    private final String name;
+    private final Map<String, String> overrides;
 
     PgsinkMethod()
     {
-        this(false);
+        this(NAME, Map.of());
     }
 
     PgsinkMethod(boolean deleteInsert)
     {
-        this.deleteInsert = deleteInsert;
+        this(deleteInsert ? DELETE_INSERT_NAME : NAME, deleteInsert ? Map.of(SinkConfig.TARGET_UPDATE_MODE, "delete-insert") : Map.of());
+    }
+
+    /** A variant of pgsink named {@code name}, configured with {@code overrides}. */
+    PgsinkMethod(String name, Map<String, String> overrides)
+    {
+        this.name = name;
+        this.overrides = Map.copyOf(overrides);
+    }
+
+    /** copy.format=binary. */
+    static PgsinkMethod binary()
+    {
+        return new PgsinkMethod(BINARY_NAME, Map.of(SinkConfig.COPY_FORMAT, "binary"));
+    }
+
+    /** The sink's session TOASTs what it writes with lz4 rather than pglz (through pgjdbc's {@code options}). */
+    static PgsinkMethod lz4()
+    {
+        return new PgsinkMethod(LZ4_NAME, Map.of(SinkConfig.TARGET_JDBC_PREFIX + "options", "-c default_toast_compression=lz4"));
     }
 
     @Override
     public String name()
     {
-        return deleteInsert ? DELETE_INSERT_NAME : NAME;
+        return name;
     }
 
     /** pgsink's configuration for applying into {@code table}: a flush every {@code batchSize} events, never earlier. */
@@ -63,7 +85,7 @@ final class PgsinkMethod
     @Override
     public void apply(BenchmarkDatabase database, String table, Workload workload, int batchSize)
     {
-        SinkConfig config = deleteInsert ? config(database, table, batchSize, Map.of(SinkConfig.TARGET_UPDATE_MODE, "delete-insert")) : config(database, table, batchSize);
+        SinkConfig config = config(database, table, batchSize, overrides);
         try (BufferedSink sink = new BufferedSink(config.sinkName(), config.flushPolicy(), new MergeApplier(config))) {
             replay(table, workload, sink);
         }

@@ -32,6 +32,23 @@ class BenchmarksRunOnceTest
     }
 
     @Test
+    void binaryCopyWriter()
+            throws Exception
+    {
+        for (int columns : new int[] {8, 32}) {
+            for (double quotedShare : new double[] {0.0, 0.2}) {
+                BenchmarkBinaryCopyWriter benchmark = new BenchmarkBinaryCopyWriter();
+                benchmark.columns = columns;
+                benchmark.quotedShare = quotedShare;
+                benchmark.setUp();
+                BenchmarkCsvWriter.Bytes bytes = new BenchmarkCsvWriter.Bytes();
+                benchmark.encodeRows(bytes, BLACKHOLE);
+                assertThat(bytes.bytes).isGreaterThan((long) BenchmarkCsvWriter.ROWS * columns * 4);
+            }
+        }
+    }
+
+    @Test
     void mergeBuffer()
     {
         for (int columns : new int[] {5, 30}) {

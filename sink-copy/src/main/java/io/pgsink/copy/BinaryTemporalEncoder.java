@@ -12,7 +12,7 @@ import java.time.ZonedDateTime;
 /**
  * date, time, timetz, timestamp and timestamptz in their binary forms: days (int32) or
  * microseconds (int64) since 2000-01-01, microseconds of the day, and for timetz the zone in
- * seconds west of UTC. The texts the adapters send for values java.time cannot hold are written
+ * seconds west of UTC; offsets PostgreSQL does not read (16 hours or more) go the CSV way. The texts the adapters send for values java.time cannot hold are written
  * too: {@code infinity} and {@code -infinity} (the extreme values of the wire format) and
  * {@code 24:00:00}. Values far outside PostgreSQL's range go the CSV way, where the server's
  * parser refuses them with its usual message; nanoseconds are refused as in CSV.
@@ -25,7 +25,9 @@ enum BinaryTemporalEncoder
         public boolean accepts(Object value)
         {
             if (value instanceof LocalDate date) {
-                return Math.abs(date.getYear()) <= MAX_DATE_YEARS;
+                // days since 2000 in an int32, short of the infinity values at its ends (PostgreSQL's dates end in 5874897)
+                long days = date.toEpochDay() - POSTGRES_EPOCH_DAY;
+                return days > Integer.MIN_VALUE && days < Integer.MAX_VALUE;
             }
             return isInfinity(value);
         }
@@ -63,7 +65,7 @@ enum BinaryTemporalEncoder
         @Override
         public boolean accepts(Object value)
         {
-            return value instanceof OffsetTime;
+            return value instanceof OffsetTime time && inPostgresRange(time.getOffset());
         }
 
         @Override
@@ -99,10 +101,10 @@ enum BinaryTemporalEncoder
         public boolean accepts(Object value)
         {
             if (value instanceof OffsetDateTime timestamp) {
-                return Math.abs(timestamp.getYear()) <= MAX_TIMESTAMP_YEARS;
+                return Math.abs(timestamp.getYear()) <= MAX_TIMESTAMP_YEARS && inPostgresRange(timestamp.getOffset());
             }
             if (value instanceof ZonedDateTime timestamp) {
-                return Math.abs(timestamp.getYear()) <= MAX_TIMESTAMP_YEARS;
+                return Math.abs(timestamp.getYear()) <= MAX_TIMESTAMP_YEARS && inPostgresRange(timestamp.getOffset());
             }
             if (value instanceof Instant instant) {
                 return Math.abs(instant.getEpochSecond()) <= MAX_TIMESTAMP_YEARS * 31_557_600L;
@@ -131,10 +133,9 @@ enum BinaryTemporalEncoder
     private static final long POSTGRES_EPOCH_DAY = LocalDate.of(2000, 1, 1).toEpochDay();
     private static final long POSTGRES_EPOCH_SECOND = POSTGRES_EPOCH_DAY * 86_400;
     private static final long MICROS_PER_DAY = 86_400_000_000L;
-    /** Keeps days since 2000 within an int32 (PostgreSQL's dates end in 5874897). */
-    private static final int MAX_DATE_YEARS = 5_000_000;
     /** Keeps microseconds since 2000 within an int64 (PostgreSQL's timestamps end in 294276). */
     private static final int MAX_TIMESTAMP_YEARS = 280_000;
+    private static final int MAX_OFFSET_SECONDS = 16 * 3600;
     private static final String INFINITY = "infinity";
     private static final String NEGATIVE_INFINITY = "-infinity";
     private static final String END_OF_DAY = "24:00:00";
@@ -144,6 +145,15 @@ enum BinaryTemporalEncoder
     BinaryTemporalEncoder(String typeName)
     {
         this.typeName = typeName;
+    }
+
+    /**
+     * PostgreSQL's text input refuses offsets of 16 hours or more (java.time allows 18): such a
+     * value goes the CSV way, to be refused the same way, rather than written as its instant.
+     */
+    private static boolean inPostgresRange(ZoneOffset offset)
+    {
+        return Math.abs(offset.getTotalSeconds()) < MAX_OFFSET_SECONDS;
     }
 
     private static boolean isInfinity(Object value)
