@@ -23,6 +23,7 @@ class SinkConfigTest
         assertThat(config.targetDialect()).isEqualTo(TargetDialect.AUTO);
         assertThat(config.flushPolicy()).isEqualTo(new FlushPolicy(10_000, 64L * 1024 * 1024, 1000));
         assertThat(config.copyFormat()).isEqualTo(CopyFormat.DEFAULT);
+        assertThat(config.copyDataFormat()).isEqualTo(CopyDataFormat.CSV);
         assertThat(config.offsetsSchema()).isEqualTo("public");
         assertThat(config.offsetsTable()).isEqualTo("pgsink_offsets");
         assertThat(config.appendOnlyWithoutKey()).isFalse();
@@ -60,6 +61,7 @@ class SinkConfigTest
                 Map.entry("flush.max.events", "LONG '10000'"),
                 Map.entry("buffer.max.bytes", "LONG '67108864'"),
                 Map.entry("flush.interval.ms", "LONG '1000'"),
+                Map.entry("copy.format", "CHOICE 'csv'"),
                 Map.entry("copy.delimiter", "CHARACTER ','"),
                 Map.entry("copy.quote", "CHARACTER '\"'"),
                 Map.entry("copy.escape", "CHARACTER '\"'"),
@@ -74,6 +76,7 @@ class SinkConfigTest
         assertThat(SinkKeys.TARGET_UPDATE_MODE.type().choices()).containsExactly("auto", "delete-insert");
         assertThat(SinkKeys.SCHEMA_EVOLUTION.type().choices()).containsExactly("none", "add-columns");
         assertThat(SinkKeys.TABLES_WITHOUT_KEY.type().choices()).containsExactly("fail", "append-only");
+        assertThat(SinkKeys.COPY_FORMAT.type().choices()).containsExactly("csv", "binary");
         assertThat(SinkKeys.COPY_NUL_CHARACTER.type().choices()).containsExactly("fail", "strip");
         assertThat(SinkKeys.ERRORS_TOLERANCE.type().choices()).containsExactly("none", "all");
     }
@@ -92,6 +95,7 @@ class SinkConfigTest
         properties.put("flush.max.events", "500");
         properties.put("buffer.max.bytes", "1024");
         properties.put("flush.interval.ms", "0");
+        properties.put("copy.format", "binary");
         properties.put("copy.delimiter", "|");
         properties.put("copy.quote", "'");
         properties.put("copy.escape", "\\");
@@ -115,6 +119,7 @@ class SinkConfigTest
         assertThat(config.appendOnlyWithoutKey()).isTrue();
         assertThat(config.flushPolicy()).isEqualTo(new FlushPolicy(500, 1024, 0));
         assertThat(config.copyFormat()).isEqualTo(new CopyFormat('|', '\'', '\\', "\\N", NulCharacterHandling.STRIP));
+        assertThat(config.copyDataFormat()).isEqualTo(CopyDataFormat.BINARY);
         assertThat(config.offsetsSchema()).isEqualTo("meta");
         assertThat(config.offsetsTable()).isEqualTo("positions");
         assertThat(config.targetJdbcProperties()).containsExactly(Map.entry("sslmode", "verify-full"));
