@@ -261,16 +261,7 @@ class ValueEncodersRoundTripTest
                 }
             });
             assertThat(rows).isEqualTo(values.size());
-            List<String> actual = new ArrayList<>();
-            try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery("SELECT v::text FROM " + table + " ORDER BY id")) {
-                while (result.next()) {
-                    actual.add(result.getString(1));
-                }
-            }
-            assertThat(actual).as("%s with %s", columnType, format).isEqualTo(expected);
-            try (Statement statement = connection.createStatement()) {
-                statement.execute("TRUNCATE " + table);
-            }
+            assertThat(readBackAndEmpty(table)).as("%s with %s", columnType, format).isEqualTo(expected);
         }
         assertBinaryRoundTrip(table, columnType, values, expected);
     }
@@ -310,18 +301,23 @@ class ValueEncodersRoundTripTest
                     }
                 }, CopyListener.NONE);
         assertThat(rows).isEqualTo(accepted.size());
+        List<String> expectedAccepted = new ArrayList<>();
+        accepted.forEach(i -> expectedAccepted.add(expected.get(i)));
+        assertThat(readBackAndEmpty(table)).as("%s in binary", columnType).isEqualTo(expectedAccepted);
+    }
+
+    /** {@code v::text} of the table's rows by id; then the table is emptied for the next COPY. */
+    private List<String> readBackAndEmpty(String table)
+            throws SQLException
+    {
         List<String> actual = new ArrayList<>();
         try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery("SELECT v::text FROM " + table + " ORDER BY id")) {
             while (result.next()) {
                 actual.add(result.getString(1));
             }
-        }
-        List<String> expectedAccepted = new ArrayList<>();
-        accepted.forEach(i -> expectedAccepted.add(expected.get(i)));
-        assertThat(actual).as("%s in binary", columnType).isEqualTo(expectedAccepted);
-        try (Statement statement = connection.createStatement()) {
             statement.execute("TRUNCATE " + table);
         }
+        return actual;
     }
 
     private String typeName(String table)
