@@ -149,7 +149,9 @@ public final class FlushBenchmark
         if (workload.baseRows > 0) {
             // with only fresh keys (S1) both modes do the same: COPY into the target
             methods.add(() -> new PgsinkMethod(true));
-            methods.add(PgsinkMethod::lz4);
+            if (Boolean.getBoolean(PgsinkMethod.LZ4_PROPERTY)) {
+                methods.add(PgsinkMethod::lz4);
+            }
         }
         methods.add(PgsinkMethod::binary);
         methods.addAll(List.of(JdbcBatchMethod::new, MergedUpsertMethod::new, DebeziumJdbcMethod::new));

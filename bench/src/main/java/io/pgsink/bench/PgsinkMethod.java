@@ -25,6 +25,8 @@ final class PgsinkMethod
     static final String DELETE_INSERT_NAME = "pgsink, target.update.mode=delete-insert";
     static final String BINARY_NAME = "pgsink, copy.format=binary";
     static final String LZ4_NAME = "pgsink, default_toast_compression=lz4";
+    /** System property that adds the lz4 variant to the headline methods: only for servers built with lz4 (the embedded test server is not). */
+    static final String LZ4_PROPERTY = "pgsink.bench.lz4";
 
     private final String name;
     private final Map<String, String> overrides;
