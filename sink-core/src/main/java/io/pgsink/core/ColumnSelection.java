@@ -75,9 +75,9 @@ public final class ColumnSelection
         for (String key : source.keyColumns()) {
             if (!writes(table, key)) {
                 problems.add(include.isEmpty()
-                        ? ConfigProblem.invalid(SinkConfig.COLUMN_EXCLUDE_LIST, ConfigProblem.quoted(exclude.toString()), false,
+                        ? ConfigProblem.invalid(SinkConfig.COLUMN_EXCLUDE_LIST, exclude.toString(), false,
                                 "excludes key column " + key + " of " + table + "; key columns are always written (the sink merges by key)")
-                        : ConfigProblem.invalid(SinkConfig.COLUMN_INCLUDE_LIST, ConfigProblem.quoted(include.toString()), false,
+                        : ConfigProblem.invalid(SinkConfig.COLUMN_INCLUDE_LIST, include.toString(), false,
                                 "leaves out key column " + key + " of " + table + "; key columns are always written (the sink merges by key): add it to the list"));
             }
         }
@@ -89,23 +89,23 @@ public final class ColumnSelection
                 String target = targetName(table, column.name());
                 String earlier = writtenBy.putIfAbsent(target, column.name());
                 if (earlier != null) {
-                    problems.add(ConfigProblem.invalid(SinkConfig.COLUMN_RENAME, ConfigProblem.quoted(renames.toString()), false,
+                    problems.add(ConfigProblem.invalid(SinkConfig.COLUMN_RENAME, renames.toString(), false,
                             "columns " + earlier + " and " + column.name() + " of " + table + " would both be written to target column " + target));
                 }
             }
         }
         if (!anyWritten) {
             ConfigPatternsKey lists = listKey();
-            problems.add(ConfigProblem.invalid(lists.key(), ConfigProblem.quoted(lists.patterns().toString()), false, "leaves no column of " + table + " to write"));
+            problems.add(ConfigProblem.invalid(lists.key(), lists.patterns().toString(), false, "leaves no column of " + table + " to write"));
         }
         for (ColumnRenames.Rename rename : renames.of(table)) {
             if (source.columnIndex(rename.column()).isEmpty()) {
-                problems.add(ConfigProblem.invalid(SinkConfig.COLUMN_RENAME, ConfigProblem.quoted(renames.toString()), false,
+                problems.add(ConfigProblem.invalid(SinkConfig.COLUMN_RENAME, renames.toString(), false,
                         "renames column " + rename.column() + " that " + table + " does not have (columns: " + source.columnNames() + ")"));
             }
             else if (!writes(table, rename.column())) {
                 ConfigPatternsKey lists = listKey();
-                problems.add(ConfigProblem.invalid(SinkConfig.COLUMN_RENAME, ConfigProblem.quoted(renames.toString()), false,
+                problems.add(ConfigProblem.invalid(SinkConfig.COLUMN_RENAME, renames.toString(), false,
                         "renames column " + rename.column() + " of " + table + ", which " + lists.key() + " leaves out"));
             }
         }
@@ -157,14 +157,14 @@ public final class ColumnSelection
         List<String> entries = lists.patterns().entries();
         for (int i = 0; i < entries.size(); i++) {
             if (!matchedPatterns.contains(i)) {
-                problems.add(ConfigProblem.invalid(lists.key(), ConfigProblem.quoted(lists.patterns().toString()), false,
+                problems.add(ConfigProblem.invalid(lists.key(), lists.patterns().toString(), false,
                         "entry '" + entries.get(i) + "' matches no column of a captured table (entries are regular expressions matched whole against schema.table.column, ignoring case)"));
             }
         }
         // a rename of a missing column of a captured table is among that table's problems
         for (ColumnRenames.Rename rename : renames.entries()) {
             if (sources.stream().noneMatch(source -> source.table().equals(rename.table()))) {
-                problems.add(ConfigProblem.invalid(SinkConfig.COLUMN_RENAME, ConfigProblem.quoted(renames.toString()), false,
+                problems.add(ConfigProblem.invalid(SinkConfig.COLUMN_RENAME, renames.toString(), false,
                         "entry '" + rename + "' names table " + rename.table() + ", which is not captured (names are exact and case-sensitive)"));
             }
         }
