@@ -2,6 +2,7 @@ package io.pgsink.core;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 import static java.util.Objects.requireNonNull;
 
@@ -20,19 +21,33 @@ public final class ColumnSelectingSink
 {
     private final Sink delegate;
     private final ColumnSelection selection;
+    private final UnaryOperator<TableId> sourceTableOf;
     /** The projection of each table's schema version last seen. */
     private final Map<TableId, ColumnProjection> projections = new HashMap<>();
 
-    private ColumnSelectingSink(Sink delegate, ColumnSelection selection)
+    private ColumnSelectingSink(Sink delegate, ColumnSelection selection, UnaryOperator<TableId> sourceTableOf)
     {
         this.delegate = requireNonNull(delegate, "delegate is null");
         this.selection = requireNonNull(selection, "selection is null");
+        this.sourceTableOf = requireNonNull(sourceTableOf, "sourceTableOf is null");
     }
 
-    /** {@code sink} itself when {@code selection} writes every column under its own name; otherwise the projecting sink. */
+    /**
+     * {@code sink} itself when {@code selection} writes every column under its own name; otherwise
+     * the projecting sink, for events named by their source table.
+     */
     public static Sink wrap(Sink sink, ColumnSelection selection)
     {
-        return selection.isEmpty() ? sink : new ColumnSelectingSink(sink, selection);
+        return wrap(sink, selection, UnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #wrap(Sink, ColumnSelection)}, for events named by their target table:
+     * {@code sourceTableOf} gives the source table the selection's entries are matched against.
+     */
+    public static Sink wrap(Sink sink, ColumnSelection selection, UnaryOperator<TableId> sourceTableOf)
+    {
+        return selection.isEmpty() ? sink : new ColumnSelectingSink(sink, selection, sourceTableOf);
     }
 
     @Override
@@ -55,7 +70,7 @@ public final class ColumnSelectingSink
         TableSchema schema = event.schema();
         ColumnProjection projection = projections.get(schema.table());
         if (projection == null || (projection.source() != schema && !projection.source().equals(schema))) {
-            projection = selection.project(schema);
+            projection = selection.project(sourceTableOf.apply(schema.table()), schema);
             projections.put(schema.table(), projection);
         }
         return projection.apply(event);

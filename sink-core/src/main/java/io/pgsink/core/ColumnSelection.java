@@ -69,8 +69,19 @@ public final class ColumnSelection
      */
     public List<ConfigProblem> problems(TableSchema source)
     {
+        return problems(source.table(), source);
+    }
+
+    /**
+     * {@link #problems(TableSchema)} with the entries matched against {@code table} rather than the
+     * schema's own table (the Kafka Connect sink's events carry their target table). A schema of key
+     * columns only (a tombstone's) is not checked for renames of its table's other columns.
+     */
+    public List<ConfigProblem> problems(TableId table, TableSchema source)
+    {
+        requireNonNull(table, "table is null");
         requireNonNull(source, "source is null");
-        TableId table = source.table();
+        boolean keysOnly = source.columnCount() == source.keyColumnCount();
         List<ConfigProblem> problems = new ArrayList<>();
         for (String key : source.keyColumns()) {
             if (!writes(table, key)) {
@@ -100,6 +111,9 @@ public final class ColumnSelection
         }
         for (ColumnRenames.Rename rename : renames.of(table)) {
             if (source.columnIndex(rename.column()).isEmpty()) {
+                if (keysOnly) {
+                    continue;
+                }
                 problems.add(ConfigProblem.invalid(SinkConfig.COLUMN_RENAME, renames.toString(), false,
                         "renames column " + rename.column() + " that " + table + " does not have (columns: " + source.columnNames() + ")"));
             }
@@ -119,20 +133,30 @@ public final class ColumnSelection
      */
     public ColumnProjection project(TableSchema source)
     {
-        List<ConfigProblem> problems = problems(source);
+        return project(source.table(), source);
+    }
+
+    /**
+     * {@link #project(TableSchema)} with the entries matched against {@code table}, the source
+     * table the rows come from, rather than the schema's own (routed) table.
+     */
+    public ColumnProjection project(TableId table, TableSchema source)
+    {
+        List<ConfigProblem> problems = problems(table, source);
         if (!problems.isEmpty()) {
-            throw new SinkException(ErrorCode.CONFIG, ConfigProblem.describe("Invalid column selection for " + source.table(), problems));
+            throw new SinkException(ErrorCode.CONFIG, ConfigProblem.describe("Invalid column selection for " + table
+                    + (table.equals(source.table()) ? "" : " (written to " + source.table() + ")"), problems));
         }
         List<ColumnSchema> columns = new ArrayList<>();
         List<Integer> indexes = new ArrayList<>();
         for (int i = 0; i < source.columnCount(); i++) {
             ColumnSchema column = source.columns().get(i);
-            if (writes(source.table(), column.name())) {
+            if (writes(table, column.name())) {
                 indexes.add(i);
-                columns.add(new ColumnSchema(targetName(source.table(), column.name()), column.typeName(), column.optional(), column.defaultValue()));
+                columns.add(new ColumnSchema(targetName(table, column.name()), column.typeName(), column.optional(), column.defaultValue()));
             }
         }
-        List<String> key = source.keyColumns().stream().map(name -> targetName(source.table(), name)).toList();
+        List<String> key = source.keyColumns().stream().map(name -> targetName(table, name)).toList();
         return new ColumnProjection(source, new TableSchema(source.table(), columns, key), indexes.stream().mapToInt(Integer::intValue).toArray());
     }
 

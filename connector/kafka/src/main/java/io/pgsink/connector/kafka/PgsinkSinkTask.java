@@ -126,11 +126,14 @@ public final class PgsinkSinkTask
         }
     }
 
-    /** The buffer, behind the column selection ({@code column.*}), which each table's first record is checked against. */
+    /**
+     * The buffer, behind the column selection ({@code column.*}), which each table's first record is
+     * checked against; its entries name the source table a record names, not the routed one.
+     */
     private Sink newSink()
     {
         return ColumnSelectingSink.wrap(new BufferedSink(name, config.sink().flushPolicy(), new TaskApplier(name, applier), new Listener(), System::nanoTime, config.sink().toleratesRejectedRows()),
-                config.sink().columnSelection());
+                config.sink().columnSelection(), table -> mapper.sourceTableOf(table));
     }
 
     @Override
