@@ -25,10 +25,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PartitionedTablesIT
 {
     private static final Duration CATCH_UP = Duration.ofSeconds(90);
-    private static final String ROWS = "SELECT id, region, v, note FROM public.measurements ORDER BY id, region";
+    /** Every row, summed up: the table is large enough for a load of several chunks. */
+    private static final String ROWS = "SELECT count(*), md5(string_agg(id || ',' || region || ',' || v || ',' || note, ';' ORDER BY id, region)) FROM public.measurements";
 
     private TestingDatabase source;
     private TestingDatabase target;
+    private final String sinkName = TestingDatabase.randomName("partitioned");
 
     @BeforeEach
     void createDatabases()
@@ -39,7 +41,7 @@ class PartitionedTablesIT
         source.execute("CREATE TABLE public.measurements (id int, region text, v int, note text, PRIMARY KEY (id, region)) PARTITION BY LIST (region)",
                 "CREATE TABLE public.measurements_east PARTITION OF public.measurements FOR VALUES IN ('east')",
                 "CREATE TABLE public.measurements_west PARTITION OF public.measurements FOR VALUES IN ('west', 'north')",
-                "INSERT INTO public.measurements SELECT g, CASE WHEN g % 2 = 0 THEN 'east' ELSE 'west' END, g, 'loaded' FROM generate_series(1, 2000) g");
+                "INSERT INTO public.measurements SELECT g, CASE WHEN g % 2 = 0 THEN 'east' ELSE 'west' END, g, 'loaded ' || repeat('x', 100) FROM generate_series(1, 20000) g");
     }
 
     @AfterEach
@@ -58,7 +60,7 @@ class PartitionedTablesIT
         properties.put("source.table.include.list", "public.measurements");
         properties.put("source.publication.autocreate.mode", "filtered");
         properties.put("source.publish.via.partition.root", "true");
-        properties.put("sink.name", TestingDatabase.randomName("partitioned"));
+        properties.put("sink.name", sinkName);
         properties.put("target.update.mode", updateMode);
         properties.put("flush.interval.ms", "200");
         // several chunks: ctid ranges of the root read every partition
@@ -78,12 +80,12 @@ class PartitionedTablesIT
     private void change()
             throws Exception
     {
-        source.execute("INSERT INTO public.measurements VALUES (3001, 'east', 1, 'new'), (3002, 'west', 2, 'new'), (3003, 'north', 3, 'new')",
+        source.execute("INSERT INTO public.measurements VALUES (30001, 'east', 1, 'new'), (30002, 'west', 2, 'new'), (30003, 'north', 3, 'new')",
                 "UPDATE public.measurements SET v = v + 1000, note = 'updated' WHERE id <= 10",
                 "DELETE FROM public.measurements WHERE id BETWEEN 11 AND 20",
                 // a partition-key change: the row moves from measurements_east to measurements_west
                 "UPDATE public.measurements SET region = 'west', note = 'moved' WHERE id IN (22, 24)",
-                "UPDATE public.measurements SET region = 'east', note = 'moved back' WHERE id = 3003");
+                "UPDATE public.measurements SET region = 'east', note = 'moved back' WHERE id = 30003");
     }
 
     @ParameterizedTest
@@ -105,7 +107,10 @@ class PartitionedTablesIT
                 .containsExactly(List.of("measurements_high", Integer.toString(source.query("SELECT 1 FROM public.measurements WHERE id >= 1000").size())),
                         List.of("measurements_low", Integer.toString(source.query("SELECT 1 FROM public.measurements WHERE id < 1000").size())));
         assertThat(target.query("SELECT id, region, note FROM public.measurements WHERE note LIKE 'moved%' ORDER BY id"))
-                .containsExactly(List.of("22", "west", "moved"), List.of("24", "west", "moved"), List.of("3003", "east", "moved back"));
+                .containsExactly(List.of("22", "west", "moved"), List.of("24", "west", "moved"), List.of("30003", "east", "moved back"));
+        // the root read in several chunks (ctid ranges select rows of every partition)
+        assertThat(target.query("SELECT count(*) FROM public.pgsink_initial_load WHERE sink_name = '" + sinkName + "' AND source_table = 'measurements' AND chunk >= 0"))
+                .satisfies(rows -> assertThat(Long.parseLong(rows.get(0).get(0))).isGreaterThan(1));
         // MERGE updates rows in place (in their partitions); delete-insert never updates
         String updated = "SELECT coalesce(sum(n_tup_upd), 0) FROM pg_stat_user_tables WHERE relname IN ('measurements_low', 'measurements_high')";
         if (updateMode.equals("auto")) {
