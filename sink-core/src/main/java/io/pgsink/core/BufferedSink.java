@@ -76,7 +76,7 @@ public final class BufferedSink
             buffer = null;
         }
         if (buffer == null) {
-            buffer = new TableBuffer(event.table());
+            buffer = new TableBuffer(event.table(), applier.appendsHistory(event.table()));
             buffers.put(event.table(), buffer);
         }
         long before = buffer.bytes();
@@ -90,7 +90,7 @@ public final class BufferedSink
             Object[] row = event.after() != null ? event.after() : event.before();
             TableSchema schema = event.schema();
             RowKey key = schema.hasKey() && row != null ? schema.keyOf(row) : RowKey.NONE;
-            rejected.add(new RejectedRow(event.table(), event.table(), schema, new RowChange(key, row, event.position(), false, false), java.util.Optional.empty(), e.getMessage()));
+            rejected.add(new RejectedRow(event.table(), event.table(), schema, new RowChange(key, row, event.position(), event.operation(), event.sourceTimeMillis(), false, false), java.util.Optional.empty(), e.getMessage()));
         }
         bytes += buffer.bytes() - before;
         pendingPositions.put(event.position().partition(), event.position());

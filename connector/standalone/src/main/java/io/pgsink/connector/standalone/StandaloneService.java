@@ -150,7 +150,7 @@ public final class StandaloneService
         BufferedSink sink;
         MergeApplier applier = null;
         try {
-            applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics()).build();
+            applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics()).positionText(LsnText::of).build();
             // claimed once per service: a restarted engine keeps the generation, so that of two
             // services with one sink.name the one started last writes
             if (generation == 0) {

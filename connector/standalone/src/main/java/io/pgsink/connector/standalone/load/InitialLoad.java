@@ -158,7 +158,7 @@ public final class InitialLoad
             List<LoadTable> plans = new ArrayList<>();
             for (SourceTable source : sources) {
                 TableId targetId = settings.routing().apply(source.schema().table());
-                TargetTable targetTable = LoadTargets.prepare(target, dialect, targetId, source.schema(), settings.sink().evolvesSchema());
+                TargetTable targetTable = LoadTargets.prepare(target, dialect, targetId, source.schema(), settings.sink().evolvesSchema(), settings.sink().changeMetadata());
                 plans.add(LoadTable.plan(source, targetTable, settings.format(), settings.chunkBytes(), tidRanges, settings.sink().appendOnlyWithoutKey()));
             }
             target.commit();
