@@ -68,16 +68,6 @@ abstract class AbstractChangeMetadataServiceTest
         return properties;
     }
 
-    private void execute(String... sql)
-            throws Exception
-    {
-        try (Connection connection = source.connect(); Statement statement = connection.createStatement()) {
-            for (String each : sql) {
-                statement.execute(each);
-            }
-        }
-    }
-
     @Test
     void metadataColumnsAndSoftDeletes()
             throws Exception
@@ -96,7 +86,7 @@ abstract class AbstractChangeMetadataServiceTest
                 running.assertRunning();
                 assertThat(target.query("SELECT count(*), count(_op), bool_or(_deleted) FROM public.accounts")).containsExactly(List.of("20", "0", "f"));
             });
-            execute("INSERT INTO public.accounts VALUES (100, 'new', NULL)",
+            source.execute("INSERT INTO public.accounts VALUES (100, 'new', NULL)",
                     "UPDATE public.accounts SET name = 'renamed' WHERE id = 1",
                     "UPDATE public.accounts SET big = (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 200) g) WHERE id = 4");
             // a soft delete keeps the values the target row has (a change merged into the delete's flush before it is not written)
@@ -104,7 +94,7 @@ abstract class AbstractChangeMetadataServiceTest
                 running.assertRunning();
                 assertThat(target.query("SELECT length(big) FROM public.accounts WHERE id = 4")).containsExactly(List.of("6400"));
             });
-            execute("DELETE FROM public.accounts WHERE id IN (2, 3, 4)",
+            source.execute("DELETE FROM public.accounts WHERE id IN (2, 3, 4)",
                     // a key deleted, then inserted again in a later transaction
                     "INSERT INTO public.accounts VALUES (2, 'back', 'again')",
                     // an unchanged TOAST value of a kept row: filled from the target
@@ -175,7 +165,7 @@ abstract class AbstractChangeMetadataServiceTest
     {
         int base = round * 10;
         for (int i = 1; i <= 4; i++) {
-            execute("INSERT INTO public.ledger VALUES (" + (base + i) + ", 0)", "INSERT INTO public.balances VALUES (" + (base + i) + ", 0) ON CONFLICT (id) DO UPDATE SET v = 0");
+            source.execute("INSERT INTO public.ledger VALUES (" + (base + i) + ", 0)", "INSERT INTO public.balances VALUES (" + (base + i) + ", 0) ON CONFLICT (id) DO UPDATE SET v = 0");
             expected.add(List.of(Integer.toString(base + i), "0", "c"));
         }
         try (Connection connection = source.connect(); Statement statement = connection.createStatement()) {
@@ -192,7 +182,7 @@ abstract class AbstractChangeMetadataServiceTest
             expected.add(List.of(Integer.toString(base + 1), Integer.toString(v), "u"));
             expected.add(List.of(Integer.toString(base + 2), Integer.toString(v), "u"));
         }
-        execute("DELETE FROM public.ledger WHERE id = " + (base + 3), "UPDATE public.ledger SET id = " + (base + 9) + " WHERE id = " + (base + 4));
+        source.execute("DELETE FROM public.ledger WHERE id = " + (base + 3), "UPDATE public.ledger SET id = " + (base + 9) + " WHERE id = " + (base + 4));
         expected.add(Arrays.asList(Integer.toString(base + 3), null, "d"));
         // a key change: the old key's history ends with a delete, the new key's starts with its row
         expected.add(Arrays.asList(Integer.toString(base + 4), null, "d"));
