@@ -151,6 +151,47 @@ class TransactionBoundaryIT
         }
     }
 
+    /**
+     * The documented fallback for a transaction that alone fills {@code buffer.max.bytes}: the
+     * service stops with an error saying so, nothing of the transaction in the target; started with
+     * a larger buffer it resumes before the transaction and applies it whole.
+     */
+    @Test
+    void transactionLargerThanTheBufferStopsTheServiceAndIsAppliedWholeWithALargerOne()
+            throws Exception
+    {
+        Map<String, String> properties = properties(TestingDatabase.randomName("txlarge"), FlushBoundary.TRANSACTION);
+        properties.put("http.port", "-1");
+        properties.put("buffer.max.bytes", "8192");
+        try (Connection connection = source.connect()) {
+            TransferWorkload workload = new TransferWorkload(connection, 3);
+            RunningService running = RunningService.start(properties);
+            awaitInitialLoad(running::assertRunning);
+            target.execute(TransferWorkload.AUDIT_COMMITS);
+            workload.smallTransaction();
+            awaitTargetEqualsSource(running::assertRunning);
+            // 600 change events of 200 rows: the rows alone take more than 8 kB of buffer
+            workload.largeTransaction(5);
+            Throwable failure = running.awaitFailure(TIMEOUT);
+            assertThat(failure).isInstanceOf(io.pgsink.core.SinkException.class)
+                    .hasMessageContaining("takes more than buffer.max.bytes (8192 bytes)")
+                    .hasMessageContaining("raise buffer.max.bytes")
+                    .hasMessageContaining("nothing of it was applied");
+            assertThat(total()).isEqualTo(TransferWorkload.TOTAL);
+            try (Connection sourceConnection = source.connect(); Connection targetConnection = target.connect()) {
+                assertThat(TransferWorkload.checksum(targetConnection)).as("the large transaction is not in the target").isNotEqualTo(TransferWorkload.checksum(sourceConnection));
+            }
+
+            properties.put("buffer.max.bytes", Long.toString(1 << 20));
+            try (RunningService again = RunningService.start(properties)) {
+                awaitTargetEqualsSource(again::assertRunning);
+            }
+        }
+        try (Connection connection = target.connect()) {
+            assertThat(wrongCommits(connection)).as("committed target states whose sum is not the source's").isEmpty();
+        }
+    }
+
     @Test
     void killInsideALargeTransactionLosesAndDuplicatesNothing(@TempDir Path directory)
             throws Exception

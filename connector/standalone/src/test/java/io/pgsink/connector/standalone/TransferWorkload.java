@@ -7,7 +7,14 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Transfers between accounts kept in two tables, {@code accounts_a} and {@code accounts_b}: every
@@ -159,6 +166,32 @@ final class TransferWorkload
         try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(query)) {
             rows.next();
             return rows.getLong(1);
+        }
+    }
+
+    /** Up to ten accounts whose rows differ between the two databases, with both rows (test data), and both sums. */
+    static String differences(TestingDatabase source, TestingDatabase target)
+    {
+        try {
+            List<String> differing = new ArrayList<>();
+            for (String table : List.of("accounts_a", "accounts_b")) {
+                String rows = "SELECT t.id, t::text FROM public." + table + " t ORDER BY t.id";
+                Map<String, String> sourceRows = new TreeMap<>();
+                source.query(rows).forEach(row -> sourceRows.put(row.get(0), row.get(1)));
+                Map<String, String> targetRows = new TreeMap<>();
+                target.query(rows).forEach(row -> targetRows.put(row.get(0), row.get(1)));
+                Set<String> keys = new TreeSet<>(sourceRows.keySet());
+                keys.addAll(targetRows.keySet());
+                for (String key : keys) {
+                    if (!Objects.equals(sourceRows.get(key), targetRows.get(key)) && differing.size() < 10) {
+                        differing.add(table + " id " + key + ": source " + sourceRows.get(key) + ", target " + targetRows.get(key));
+                    }
+                }
+            }
+            return differing + "; sums: source " + source.query(TOTAL_QUERY) + ", target " + target.query(TOTAL_QUERY);
+        }
+        catch (SQLException e) {
+            return "(cannot read them: " + e.getMessage() + ")";
         }
     }
 }
