@@ -79,7 +79,7 @@ public final class BufferedSink
         TableBuffer buffer = buffers.get(event.table());
         if (buffer != null && event.operation() != Operation.TRUNCATE && buffer.schema() != null
                 && buffer.schema() != event.schema() && !buffer.schema().equals(event.schema())) {
-            if (transaction.isPresent()) {
+            if (transaction.isPresent() && events > transaction.get().eventsAtStart()) {
                 // one buffer holds one schema: the part of the transaction before the change is applied now
                 log.warn("{} - schema of {} changed inside source transaction {}: flushing the part of it buffered so far, so the target shows it partly applied until its end",
                         name, event.table(), transaction.get().id());

@@ -295,4 +295,23 @@ class BufferedSinkTest
             assertThat(sink.endTransaction()).as("below the limits: buffered on").isFalse();
         }
     }
+
+    /** The documented exception: one buffer holds one schema per table, so a schema change inside a transaction flushes what came before it. */
+    @Test
+    void schemaChangeInsideATransactionFlushesThePartBeforeIt()
+    {
+        TableSchema widened = TableSchema.of(ORDERS, List.of("id", "status", "note", "extra"), List.of("id"));
+        try (BufferedSink sink = sink(100, Long.MAX_VALUE, 1000)) {
+            sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {1L, "a", "a"}, at(1), 0));
+            sink.beginTransaction("tx 3");
+            sink.accept(ChangeEvent.insert(widened, new Object[] {2L, "b", "b", "x"}, at(2), 0));
+            assertThat(target.batches).as("a change at the transaction's start: only whole transactions before it are flushed").hasSize(1);
+            assertThat(target.batches.get(0).events()).isEqualTo(1);
+            sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {3L, "c", "c"}, at(3), 0));
+            assertThat(target.batches).as("a change inside it: the part before is flushed").hasSize(2);
+            sink.endTransaction();
+            sink.flush();
+        }
+        assertThat(target.batches).hasSize(3);
+    }
 }
