@@ -84,6 +84,11 @@ final class KeyChangeHold
         return byPartition.isEmpty();
     }
 
+    int size()
+    {
+        return byPartition.size();
+    }
+
     List<Held> held()
     {
         return List.copyOf(byPartition.values());

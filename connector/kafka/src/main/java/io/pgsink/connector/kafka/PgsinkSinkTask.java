@@ -82,6 +82,9 @@ public final class PgsinkSinkTask
     @Nullable
     private ErrantRecords errantRecords;
     private KeyChangeHold holds;
+    private TaskMetrics metrics;
+    /** The newest source commit time of the events buffered since the last flush; 0 when unknown. */
+    private long newestSourceMillis;
     private boolean retryFlush;
     private long flushes;
     private long firstBufferedNanos = -1;
@@ -98,7 +101,8 @@ public final class PgsinkSinkTask
         config = KafkaSinkConfig.parse(properties);
         name = config.sinkName();
         ErrantRecordReporter reporter = config.sink().toleratesRejectedRows() ? errantRecordReporter() : null;
-        MergeApplier.Builder applierBuilder = MergeApplier.builder(config.sink());
+        metrics = TaskMetrics.of(context);
+        MergeApplier.Builder applierBuilder = MergeApplier.builder(config.sink()).copyListener(metrics::copiedBytes);
         if (reporter != null) {
             ErrantRecords records = new ErrantRecords(name, reporter, partition -> partitions.named(partition));
             applierBuilder.rejectedRowHandler(records::reportRejected);
@@ -180,15 +184,26 @@ public final class PgsinkSinkTask
             releaseExpired();
             sink.flushIfDue();
             retryPolicy.succeeded();
+            metrics.state(TaskMetrics.State.RUNNING);
         }
         catch (WriterFencedException e) {
             // another task claimed a partition since: nothing of the buffer may be committed by this
             // one; Connect closes the partition at the rebalance, until then every flush fails so
             discardBuffer("another task claimed " + (e.fence().isEmpty() ? "the sink" : e.fence()));
+            metrics.state(TaskMetrics.State.RETRYING);
             throw retryPolicy.retry(e);
         }
         catch (SinkException e) {
-            throw retryPolicy.failure(e);
+            RuntimeException failure = retryPolicy.failure(e);
+            metrics.state(failure instanceof RetriableException ? TaskMetrics.State.RETRYING : TaskMetrics.State.FAILED);
+            throw failure;
+        }
+        catch (RuntimeException e) {
+            metrics.state(TaskMetrics.State.FAILED);
+            throw e;
+        }
+        finally {
+            metrics.buffered(sink.bufferedBytes(), holds.size());
         }
         scheduleDueFlush();
     }
@@ -228,6 +243,10 @@ public final class PgsinkSinkTask
         }
         if (errantRecords != null) {
             errantRecords.keep(position, record);
+        }
+        metrics.eventsIn(1);
+        if (event.isPresent() && event.get().sourceTimeMillis() > newestSourceMillis) {
+            newestSourceMillis = event.get().sourceTimeMillis();
         }
         try {
             deliver(state, record, position, event, blocking);
@@ -485,6 +504,8 @@ public final class PgsinkSinkTask
                 errantRecords.clear();
             }
             firstBufferedNanos = -1;
+            metrics.flushed(batch, elapsedNanos, newestSourceMillis);
+            newestSourceMillis = 0;
             if (log.isDebugEnabled()) {
                 log.debug("{} - flushed {} events ({} tables) in {} ms", name, batch.events(), batch.tables().size(), elapsedNanos / 1_000_000);
             }
@@ -494,6 +515,7 @@ public final class PgsinkSinkTask
         public void flushFailed(Batch batch, long elapsedNanos, RuntimeException failure)
         {
             retryFlush = true;
+            metrics.flushFailed();
         }
     }
 }

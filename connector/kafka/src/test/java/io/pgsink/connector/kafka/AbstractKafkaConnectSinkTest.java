@@ -22,6 +22,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import javax.management.AttributeNotFoundException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -72,6 +77,11 @@ abstract class AbstractKafkaConnectSinkTest
             new Field("ref", 5, UUID_TYPE),
             new Field("doc", 6, JSON),
             new Field("note", 7, Schema.OPTIONAL_STRING_SCHEMA));
+    private static final List<Field> DOC_COLUMNS = List.of(
+            new Field("id", 0, Schema.INT64_SCHEMA),
+            new Field("title", 1, Schema.OPTIONAL_STRING_SCHEMA),
+            new Field("body", 2, Schema.OPTIONAL_STRING_SCHEMA));
+    private static final String DOCS_TABLE = "(id bigint PRIMARY KEY, title text, body text)";
     private static final String ORDERS_TABLE = "(id bigint PRIMARY KEY, status varchar(16), amount numeric(12,2), placed timestamp(6), updated_at timestamptz, ref uuid, doc jsonb, note text)";
     private static final String ORDERS_QUERY = "SELECT id, status, amount::text, (extract(epoch FROM placed) * 1000000)::bigint::text, (extract(epoch FROM updated_at) * 1000000)::bigint::text, "
             + "ref::text, doc::text, note FROM %s ORDER BY id";
@@ -321,6 +331,118 @@ abstract class AbstractKafkaConnectSinkTest
         List<List<String>> rows = new ArrayList<>();
         map.forEach((key, value) -> rows.add(List.of(key, value)));
         return rows;
+    }
+
+    /**
+     * Issue #20, item 1: a primary-key change of a row whose TOASTed column is unchanged
+     * ({@code REPLICA IDENTITY DEFAULT}: the create carries the placeholder), split across polls
+     * and flushes: the delete is produced and taken (held, the task's metrics show it) and a flush
+     * passes before the create is produced. The create takes the value from the old row, with
+     * Debezium's tombstones and without, failing on errors or tolerating them: the row never
+     * disappears.
+     */
+    @Test
+    void aKeyChangeSplitAcrossPollsAndFlushesKeepsTheUnsentToastValues()
+            throws Exception
+    {
+        DebeziumTopic withTombstones = new DebeziumTopic("it", "public", "docs_t", List.of("id"), DOC_COLUMNS);
+        DebeziumTopic withoutTombstones = new DebeziumTopic("it", "public", "docs_n", List.of("id"), DOC_COLUMNS);
+        DebeziumTopic other = new DebeziumTopic("it", "public", "docs_x", List.of("id"), DOC_COLUMNS);
+        List<DebeziumTopic> topics = List.of(withTombstones, withoutTombstones, other);
+        for (DebeziumTopic topic : topics) {
+            connect.kafka().createTopic(topic.topic(), 1);
+        }
+        connect.kafka().createTopic("keys-dlq", 1);
+        for (String prefix : List.of("", "tolerant_")) {
+            for (String table : List.of("docs_t", "docs_n", "docs_x")) {
+                schema.execute("CREATE TABLE " + prefix + table + " " + DOCS_TABLE);
+            }
+        }
+        String topicList = withTombstones.topic() + "," + withoutTombstones.topic() + "," + other.topic();
+        startConnector("keys", connector("keys", topicList, schema.name() + ".${table}", 1), 1);
+        Map<String, String> tolerant = connector("keys-tolerant", topicList, schema.name() + ".tolerant_${table}", 1);
+        tolerant.put("errors.tolerance", "all");
+        tolerant.put("errors.deadletterqueue.topic.name", "keys-dlq");
+        tolerant.put("errors.deadletterqueue.topic.replication.factor", "1");
+        startConnector("keys-tolerant", tolerant, 1);
+
+        String body = "a large body, TOASTed at the source ".repeat(100);
+        for (DebeziumTopic topic : List.of(withTombstones, withoutTombstones)) {
+            for (long id = 1; id <= 3; id++) {
+                topic.insert(producer, 0, topic.row("id", id, "title", "doc " + id, "body", body + id));
+            }
+        }
+        for (String table : List.of("docs_t", "docs_n", "tolerant_docs_t", "tolerant_docs_n")) {
+            awaitRows("SELECT count(*) FROM " + table, List.of(List.of("3")));
+        }
+
+        // the primary key of doc 1 changes to 1001, its body unchanged: first the delete of the old key
+        withTombstones.keyChangeDelete(producer, 0, withTombstones.row("id", 1L), withTombstones.row("id", 1001L), true);
+        withoutTombstones.keyChangeDelete(producer, 0, withoutTombstones.row("id", 1L), withoutTombstones.row("id", 1001L), false);
+        for (String connector : List.of("keys", "keys-tolerant")) {
+            await(connector + " holding the two deletes").untilAsserted(() -> assertThat(taskMetric(connector, "key-change-deletes-held")).isEqualTo(2));
+        }
+        // a flush passes while they are held
+        other.insert(producer, 0, other.row("id", 7L, "title", "other", "body", "x"));
+        awaitRows("SELECT id FROM docs_x", List.of(List.of("7")));
+        awaitRows("SELECT id FROM tolerant_docs_x", List.of(List.of("7")));
+        for (String table : List.of("docs_t", "docs_n", "tolerant_docs_t", "tolerant_docs_n")) {
+            assertThat(query("SELECT id FROM " + table + " ORDER BY id")).as(table).containsExactly(List.of("1"), List.of("2"), List.of("3"));
+        }
+
+        // then the create of the new key, with the placeholder for the unchanged body
+        for (DebeziumTopic topic : List.of(withTombstones, withoutTombstones)) {
+            topic.keyChangeCreate(producer, 0, topic.row("id", 1001L, "title", "doc 1, renumbered", "body", UnavailablePlaceholder.DEFAULT), topic.row("id", 1L));
+        }
+        List<List<String>> expected = List.of(List.of("2", "doc 2", body + 2), List.of("3", "doc 3", body + 3), List.of("1001", "doc 1, renumbered", body + 1));
+        for (String table : List.of("docs_t", "docs_n", "tolerant_docs_t", "tolerant_docs_n")) {
+            awaitRows("SELECT id, title, body FROM " + table + " ORDER BY id", expected);
+        }
+        Map<String, String> positions = new TreeMap<>();
+        for (DebeziumTopic topic : topics) {
+            positions.put(topic.topic() + "-0", String.valueOf(topic.lastOffsets().get(0)));
+        }
+        for (String connector : List.of("keys", "keys-tolerant")) {
+            awaitRows("SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = '" + connector + "' ORDER BY 1", toRows(positions));
+            awaitCommitted(connector, positions);
+            assertThat(connect.connectorStatus(connector).tasks().get(0).state()).isEqualTo("RUNNING");
+            // the task's meters, as JMX shows them
+            assertThat(taskMetric(connector, "key-change-deletes-held")).isZero();
+            assertThat(taskMetric(connector, "events-in-total")).as("6 inserts, 2 deletes, a tombstone, 2 creates and the other insert").isEqualTo(12);
+            assertThat(taskMetric(connector, "rows-applied-total")).isGreaterThanOrEqualTo(9);
+            assertThat(taskMetric(connector, "flushes-total")).isGreaterThanOrEqualTo(3);
+            assertThat(taskMetric(connector, "copy-bytes-total")).isGreaterThan(6L * body.length());
+            assertThat(taskMetric(connector, "buffer-bytes")).isZero();
+            assertThat(taskMetric(connector, "source-lag-ms")).isBetween(0L, TIMEOUT.toMillis());
+            assertThat(taskMetric(connector, "flush-time-max-ms")).isPositive();
+            assertThat(taskAttribute(connector, "state")).isEqualTo("RUNNING");
+        }
+        assertThat(connect.kafka().consumeAll(1000, "keys-dlq").count()).as("records in the dead-letter queue").isZero();
+        connect.deleteConnector("keys");
+        connect.deleteConnector("keys-tolerant");
+    }
+
+    /** A number the connector's task reports through Connect's plugin metrics, read over JMX. */
+    private static long taskMetric(String connector, String name)
+            throws Exception
+    {
+        return ((Number) taskAttribute(connector, name)).longValue();
+    }
+
+    private static Object taskAttribute(String connector, String name)
+            throws Exception
+    {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        List<ObjectName> names = new ArrayList<>(server.queryNames(new ObjectName("kafka.connect:type=plugins,connector=" + connector + ",*"), null));
+        for (ObjectName objectName : names) {
+            try {
+                return server.getAttribute(objectName, name);
+            }
+            catch (AttributeNotFoundException e) {
+                // another plugin's metrics
+            }
+        }
+        throw new AssertionError("no MBean of connector " + connector + " has " + name + ": " + names);
     }
 
     /** A row the target refuses stops the task with a message naming where and why; with errors.tolerance=all it goes to the dead-letter queue. */
