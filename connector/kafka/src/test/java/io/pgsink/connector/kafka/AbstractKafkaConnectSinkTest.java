@@ -422,6 +422,31 @@ abstract class AbstractKafkaConnectSinkTest
         connect.deleteConnector("keys-tolerant");
     }
 
+    /**
+     * A permanent failure (here a target database that does not exist) fails the task, with the
+     * reason in the REST status trace, and does not leave it retrying for ever.
+     */
+    @Test
+    void aMissingTargetDatabaseFailsTheTaskWithTheReasonInItsStatus()
+            throws Exception
+    {
+        DebeziumTopic lost = new DebeziumTopic("it", "public", "lost", List.of("id"), DOC_COLUMNS);
+        connect.kafka().createTopic(lost.topic(), 1);
+        lost.insert(producer, 0, lost.row("id", 1L, "title", "t", "body", "b"));
+        Map<String, String> config = connector("lost", lost.topic(), schema.name() + ".${table}", 1);
+        String database = "pgsink_no_such_database_" + schema.name();
+        config.put("target.url", schema.server().jdbcUrl().replaceFirst("/[^/?]*(\\?|$)", "/" + database + "$1"));
+        connect.configureConnector("lost", config);
+        connect.assertions().assertConnectorIsRunningAndTasksHaveFailed("lost", 1, "the task did not fail");
+        String trace = connect.connectorStatus("lost").tasks().get(0).trace();
+        assertThat(trace)
+                .contains("org.apache.kafka.connect.errors.ConnectException: lost - ")
+                .contains(database)
+                .contains("[SQLState 3D000]")
+                .doesNotContain("RetriableException");
+        connect.deleteConnector("lost");
+    }
+
     /** A number the connector's task reports through Connect's plugin metrics, read over JMX. */
     private static long taskMetric(String connector, String name)
             throws Exception

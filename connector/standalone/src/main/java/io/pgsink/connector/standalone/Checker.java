@@ -3,8 +3,7 @@ package io.pgsink.connector.standalone;
 import io.debezium.connector.postgresql.PostgresConnectorConfig.AutoCreateMode;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.TableId;
-import io.pgsink.core.TargetDialect;
-import io.pgsink.merge.TargetConnector;
+import io.pgsink.merge.TargetCheck;
 import org.intellij.lang.annotations.Language;
 
 import java.sql.Connection;
@@ -14,10 +13,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
@@ -76,18 +74,6 @@ final class Checker
             FROM pg_catalog.pg_attribute a
             WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped
             ORDER BY a.attnum""";
-
-    @Language("SQL")
-    private static final String TARGET_TABLE = """
-            SELECT c.oid,
-                   EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND i.indisprimary),
-                   has_table_privilege(c.oid, 'INSERT'), has_table_privilege(c.oid, 'DELETE'),
-                   has_table_privilege(c.oid, 'SELECT'), has_table_privilege(c.oid, 'TRUNCATE'),
-                   has_schema_privilege(n.oid, 'USAGE'), has_table_privilege(c.oid, 'UPDATE'),
-                   current_setting('server_version_num')::int >= 150000
-            FROM pg_catalog.pg_class c
-            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p')""";
 
     private final StandaloneConfig config;
     private final SourceDatabase source;
@@ -273,131 +259,16 @@ final class Checker
     {
         SinkConfig sink = config.sink();
         String subject = "target " + sink.targetUrl();
-        try (Connection connection = TargetConnector.fromConfig(sink).connect()) {
-            try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery("SELECT current_user, version()")) {
-                rows.next();
-                add(Status.OK, subject, "connected as " + rows.getString(1) + " to " + rows.getString(2));
-            }
-            try (Statement statement = connection.createStatement();
-                    ResultSet rows = statement.executeQuery("SELECT has_database_privilege(current_database(), 'TEMPORARY'), current_database(), current_user")) {
-                rows.next();
-                if (!rows.getBoolean(1)) {
-                    // every flush stages its rows in temporary tables
-                    add(Status.FAIL, subject, "the user lacks the TEMPORARY privilege on database " + rows.getString(2) + ", needed for the staging tables of each flush: GRANT TEMPORARY ON DATABASE "
-                            + rows.getString(2) + " TO " + rows.getString(3));
-                }
-            }
-            checkOffsetsTable(connection, subject);
-            for (Map.Entry<TableId, List<String>> entry : captured.entrySet()) {
-                checkTargetTable(connection, subject, entry.getKey(), entry.getValue());
-            }
-        }
-        catch (SQLException e) {
-            add(Status.FAIL, subject, "cannot connect or query: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")");
-        }
-    }
-
-    private void checkOffsetsTable(Connection connection, String subject)
-            throws SQLException
-    {
-        SinkConfig sink = config.sink();
-        String offsets = TableId.of(sink.offsetsSchema(), sink.offsetsTable()).toString();
-        try (PreparedStatement statement = connection.prepareStatement(
-                "SELECT c.oid, has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE') FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ?")) {
-            statement.setString(1, sink.offsetsSchema());
-            statement.setString(2, sink.offsetsTable());
-            try (ResultSet rows = statement.executeQuery()) {
-                if (rows.next()) {
-                    if (!rows.getBoolean(2)) {
-                        add(Status.FAIL, subject, "offsets table " + offsets + " exists but the user may not SELECT, INSERT and UPDATE it");
-                        return;
-                    }
-                    try (PreparedStatement positions = connection.prepareStatement("SELECT count(*) FROM " + offsets + " WHERE sink_name = ?")) {
-                        positions.setString(1, sink.sinkName());
-                        try (ResultSet count = positions.executeQuery()) {
-                            count.next();
-                            long stored = count.getLong(1);
-                            add(Status.OK, subject, "offsets table " + offsets + " exists" + (stored == 0
-                                    ? "; nothing stored for sink " + sink.sinkName() + " yet, so the service starts with its initial load (source.snapshot.mode)"
-                                    : " with " + stored + " stored position(s) of sink " + sink.sinkName() + ": streaming resumes there"));
-                        }
-                    }
-                    return;
-                }
-            }
-        }
-        try (PreparedStatement statement = connection.prepareStatement("SELECT has_schema_privilege(?, 'CREATE')")) {
-            statement.setString(1, sink.offsetsSchema());
-            try (ResultSet rows = statement.executeQuery()) {
-                rows.next();
-                add(rows.getBoolean(1) ? Status.OK : Status.FAIL, subject, "offsets table " + offsets + (rows.getBoolean(1) ? " will be created" : " is missing and the user may not create it in schema " + sink.offsetsSchema()));
-            }
-        }
-        catch (SQLException e) {
-            add(Status.FAIL, subject, "offsets table " + offsets + " is missing and its schema " + sink.offsetsSchema() + " does not exist");
-        }
-    }
-
-    private void checkTargetTable(Connection connection, String subject, TableId sourceTable, List<String> sourceColumns)
-            throws SQLException
-    {
-        TableId target = config.sink().tableNameFormat().targetOf(sourceTable);
-        String name = "table " + target + (target.equals(sourceTable) ? "" : " (for " + sourceTable + ")");
-        try (PreparedStatement statement = connection.prepareStatement(TARGET_TABLE)) {
-            statement.setString(1, target.schema());
-            statement.setString(2, target.table());
-            try (ResultSet rows = statement.executeQuery()) {
-                boolean evolves = config.sink().evolvesSchema();
-                if (!rows.next()) {
-                    if (evolves) {
-                        add(Status.OK, subject, name + " does not exist yet and will be created from the source table (schema.evolution=add-columns)");
-                    }
-                    else {
-                        add(Status.FAIL, subject, name + " does not exist: create it with the source table's columns and primary key, or set schema.evolution=add-columns");
-                    }
-                    return;
-                }
-                Set<String> missing = new LinkedHashSet<>(sourceColumns);
-                missing.removeAll(columns(connection, rows.getLong(1)));
-                List<String> problems = new ArrayList<>();
-                if (!missing.isEmpty() && evolves) {
-                    add(Status.OK, subject, name + " lacks source column(s) " + missing + ", which will be added (schema.evolution=add-columns)");
-                }
-                else if (!missing.isEmpty()) {
-                    problems.add("lacks source column(s) " + missing + " (add them, or set schema.evolution=add-columns)");
-                }
-                if (!rows.getBoolean(2) && !config.sink().appendOnlyWithoutKey()) {
-                    problems.add("has no primary key");
-                }
-                List<String> lacking = new ArrayList<>();
-                if (!rows.getBoolean(7)) {
-                    lacking.add("USAGE on schema " + target.schema());
-                }
-                if (!rows.getBoolean(5)) {
-                    lacking.add("SELECT");
-                }
-                if (!rows.getBoolean(3)) {
-                    lacking.add("INSERT");
-                }
-                if (!rows.getBoolean(4)) {
-                    lacking.add("DELETE");
-                }
-                if (!lacking.isEmpty()) {
-                    problems.add("lacks the privilege(s) " + String.join(", ", lacking) + " (the sink needs SELECT, INSERT and DELETE on the table and USAGE on its schema)");
-                }
-                if (!problems.isEmpty()) {
-                    add(Status.FAIL, subject, name + " " + String.join(", ", problems));
-                }
-                else if (!rows.getBoolean(6)) {
-                    add(Status.WARN, subject, name + " is ready, but the user may not TRUNCATE it, so a source truncate would fail");
-                }
-                else if (!rows.getBoolean(8) && rows.getBoolean(9) && config.sink().targetDialect() != TargetDialect.GREENPLUM) {
-                    add(Status.WARN, subject, name + " is ready, but the user may not UPDATE it, so flushes delete and re-insert changed rows instead of merging them in place (slower): GRANT UPDATE ON " + name + " TO <the sink's user>");
-                }
-                else {
-                    add(Status.OK, subject, name + " is ready");
-                }
-            }
+        List<TargetCheck.Table> tables = new ArrayList<>();
+        captured.forEach((source, columns) -> tables.add(new TargetCheck.Table(sink.tableNameFormat().targetOf(source), Optional.of(source), columns)));
+        TargetCheck check = new TargetCheck(sink, ", so the service starts with its initial load (source.snapshot.mode)");
+        for (TargetCheck.Finding finding : check.run(tables)) {
+            Status status = switch (finding.status()) {
+                case OK -> Status.OK;
+                case WARN -> Status.WARN;
+                case FAIL -> Status.FAIL;
+            };
+            add(status, subject, finding.message());
         }
     }
 
