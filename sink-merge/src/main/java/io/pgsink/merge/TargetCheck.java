@@ -246,7 +246,8 @@ public final class TargetCheck
         }
     }
 
-    private static List<String> columns(Connection connection, long oid)
+    /** The columns of the relation {@code oid} of {@code connection}'s database, in order (dropped ones left out). */
+    public static List<String> columns(Connection connection, long oid)
             throws SQLException
     {
         List<String> columns = new ArrayList<>();

@@ -12,9 +12,12 @@ import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
+import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorOffset;
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+import org.apache.kafka.connect.util.clusters.WorkerHandle;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
@@ -104,6 +107,8 @@ abstract class AbstractKafkaConnectSinkTest
         // Connect commits (and calls preCommit) every second
         workerProperties.put("offset.flush.interval.ms", "1000");
         workerProperties.put("plugin.discovery", "service_load");
+        // a worker that leaves has its tasks reassigned after this, not the default five minutes
+        workerProperties.put("scheduled.rebalance.max.delay.ms", "2000");
         connect = new EmbeddedConnectCluster.Builder()
                 .name("pgsink-it")
                 .numWorkers(1)
@@ -445,6 +450,129 @@ abstract class AbstractKafkaConnectSinkTest
                 .contains("[SQLState 3D000]")
                 .doesNotContain("RetriableException");
         connect.deleteConnector("lost");
+    }
+
+    /**
+     * {@code PUT /connector-plugins/.../config/validate} reports one problem per key: a value
+     * Connect cannot parse once, and, for a configuration without such problems, what the target
+     * lacks (as {@code pgsink check} finds it) on the key to fix.
+     */
+    @Test
+    void validateReportsConfigurationAndTargetProblemsOnTheirKeys()
+            throws Exception
+    {
+        Map<String, String> config = connector("validated", "it.public.vdocs", schema.name() + ".${topic}", 1);
+        config.put("name", "validated");
+        config.put("flush.max.events", "abc");
+        assertThat(validationErrors(config)).isEqualTo(Map.of("flush.max.events", List.of("Invalid value abc for configuration flush.max.events: Not a number of type LONG")));
+
+        config.remove("flush.max.events");
+        // fine as it is, the target table created: nothing to report
+        schema.execute("CREATE TABLE it_public_vdocs " + DOCS_TABLE);
+        assertThat(validationErrors(config)).isEmpty();
+
+        Map<String, String> missingDatabase = new HashMap<>(config);
+        String database = "pgsink_no_such_database_" + schema.name();
+        missingDatabase.put("target.url", schema.server().jdbcUrl().replaceFirst("/[^/?]*(\\?|$)", "/" + database + "$1"));
+        Map<String, List<String>> errors = validationErrors(missingDatabase);
+        assertThat(errors).containsOnlyKeys("target.url");
+        assertThat(errors.get("target.url")).singleElement().asString().contains(database).contains("SQLState 3D000").contains("create it or fix target.url");
+
+        // a user without privileges on the offsets table's schema and the target table
+        String role = "pgsink_validate_" + schema.name();
+        schema.execute("CREATE ROLE " + role + " LOGIN");
+        try {
+            Map<String, String> unprivileged = new HashMap<>(config);
+            unprivileged.put("target.url", schema.server().jdbcUrl().replaceFirst("\\?.*", ""));
+            unprivileged.put("target.user", role);
+            errors = validationErrors(unprivileged);
+            assertThat(errors).containsOnlyKeys("offsets.table", "target.table.name.format");
+            assertThat(errors.get("offsets.table")).singleElement().asString().startsWith("offsets table \"" + schema.name() + "\".\"pgsink_offsets\"");
+            assertThat(errors.get("target.table.name.format")).singleElement().asString()
+                    .isEqualTo("table \"" + schema.name() + "\".\"it_public_vdocs\" lacks the privilege(s) USAGE on schema " + schema.name() + ", SELECT, INSERT, DELETE"
+                            + " (the sink needs SELECT, INSERT and DELETE on the table and USAGE on its schema)");
+        }
+        finally {
+            schema.execute("DROP ROLE " + role);
+        }
+        // a target table that is missing, without schema.evolution=add-columns
+        schema.execute("DROP TABLE it_public_vdocs");
+        errors = validationErrors(config);
+        assertThat(errors).containsOnlyKeys("target.table.name.format");
+        assertThat(errors.get("target.table.name.format")).singleElement().asString().contains("it_public_vdocs\" does not exist: create it");
+    }
+
+    private Map<String, List<String>> validationErrors(Map<String, String> config)
+    {
+        ConfigInfos result = connect.validateConnectorConfig(PgsinkSinkConnector.class.getSimpleName(), config);
+        Map<String, List<String>> errors = new TreeMap<>();
+        for (ConfigInfo info : result.configs()) {
+            if (!info.configValue().errors().isEmpty()) {
+                errors.put(info.configValue().name(), info.configValue().errors());
+            }
+        }
+        return errors;
+    }
+
+    /**
+     * Scale-out: two workers, a topic of four partitions, two tasks; one worker is stopped while
+     * changes stream in (its task moves to the other worker at the rebalance), and the target ends
+     * equal to the source, every partition's position stored.
+     */
+    @Test
+    void twoWorkersShareTheTasksAndALeavingWorkerLosesNothing()
+            throws Exception
+    {
+        WorkerHandle second = connect.addWorker();
+        await("two workers").until(() -> connect.healthyWorkers().size() == 2);
+        DebeziumTopic scaled = new DebeziumTopic("it", "public", "scaled", List.of("id"), DOC_COLUMNS);
+        connect.kafka().createTopic(scaled.topic(), 4);
+        schema.execute("CREATE TABLE scaled " + DOCS_TABLE);
+        Map<String, String> config = connector("scaled", scaled.topic(), schema.name() + ".${table}", 2);
+        config.put("flush.max.events", "200");
+        startConnector("scaled", config, 2);
+        await("a task on each worker").untilAsserted(() -> assertThat(connect.connectorStatus("scaled").tasks().stream().map(task -> task.workerId()).distinct()).hasSize(2));
+
+        Map<Long, List<String>> expected = new TreeMap<>();
+        Random random = new Random(20);
+        for (int chunk = 0; chunk < 8; chunk++) {
+            for (int i = 0; i < 250; i++) {
+                long id = random.nextInt(1500);
+                if (expected.containsKey(id) && random.nextInt(5) == 0) {
+                    scaled.delete(producer, (int) (id % 4), scaled.row("id", id));
+                    expected.remove(id);
+                }
+                else {
+                    String title = "title " + random.nextInt();
+                    scaled.update(producer, (int) (id % 4), null, scaled.row("id", id, "title", title, "body", "body " + id));
+                    expected.put(id, List.of(String.valueOf(id), title, "body " + id));
+                }
+            }
+            if (chunk == 3) {
+                // mid-stream, once both tasks have applied changes: the second worker goes
+                await("both tasks applying").untilAsserted(() -> assertThat(query("SELECT count(DISTINCT source_partition) FROM pgsink_offsets WHERE sink_name = 'scaled'"))
+                        .containsExactly(List.of("4")));
+                connect.removeWorker(second);
+                await("one worker").until(() -> connect.healthyWorkers().size() == 1);
+            }
+        }
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("scaled", 2, "both tasks did not run on the remaining worker");
+        await("the target equal to the source").untilAsserted(() -> {
+            Map<Long, List<String>> actual = new TreeMap<>();
+            for (List<String> row : query("SELECT id::text, title, body FROM scaled")) {
+                actual.put(Long.parseLong(row.get(0)), row);
+            }
+            List<Long> missing = expected.keySet().stream().filter(id -> !actual.containsKey(id)).limit(20).toList();
+            List<Long> extra = actual.keySet().stream().filter(id -> !expected.containsKey(id)).limit(20).toList();
+            List<Long> differing = expected.keySet().stream().filter(id -> actual.containsKey(id) && !actual.get(id).equals(expected.get(id))).limit(20).toList();
+            assertThat(missing).as("missing rows (of %s expected, %s in the target)", expected.size(), actual.size()).isEmpty();
+            assertThat(extra).as("rows the source deleted").isEmpty();
+            assertThat(differing).as("rows with other values").isEmpty();
+        });
+        Map<String, String> positions = new TreeMap<>();
+        scaled.lastOffsets().forEach((partition, offset) -> positions.put(scaled.topic() + "-" + partition, String.valueOf(offset)));
+        awaitRows("SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = 'scaled' ORDER BY 1", toRows(positions));
+        connect.deleteConnector("scaled");
     }
 
     /** A number the connector's task reports through Connect's plugin metrics, read over JMX. */

@@ -68,13 +68,6 @@ final class Checker
               AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
             ORDER BY n.nspname, c.relname""";
 
-    @Language("SQL")
-    private static final String COLUMNS = """
-            SELECT a.attname
-            FROM pg_catalog.pg_attribute a
-            WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped
-            ORDER BY a.attnum""";
-
     private final StandaloneConfig config;
     private final SourceDatabase source;
     private final List<Result> results = new ArrayList<>();
@@ -214,7 +207,7 @@ final class Checker
                     continue;
                 }
                 TableId id = TableId.of(schema, table);
-                captured.put(id, columns(connection, rows.getLong(3)));
+                captured.put(id, TargetCheck.columns(connection, rows.getLong(3)));
                 String replicaIdentity = rows.getString(4);
                 boolean primaryKey = rows.getBoolean(5);
                 if (!rows.getBoolean(6)) {
@@ -238,21 +231,6 @@ final class Checker
             add(source.publicationMode() == AutoCreateMode.FILTERED ? Status.FAIL : Status.WARN, subject, CapturedTables.nothingCaptured(source.publicationMode()));
         }
         return captured;
-    }
-
-    private static List<String> columns(Connection connection, long oid)
-            throws SQLException
-    {
-        List<String> columns = new ArrayList<>();
-        try (PreparedStatement statement = connection.prepareStatement(COLUMNS)) {
-            statement.setLong(1, oid);
-            try (ResultSet rows = statement.executeQuery()) {
-                while (rows.next()) {
-                    columns.add(rows.getString(1));
-                }
-            }
-        }
-        return columns;
     }
 
     private void checkTarget(Map<TableId, List<String>> captured)
