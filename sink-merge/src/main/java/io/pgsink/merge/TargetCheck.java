@@ -88,22 +88,29 @@ public final class TargetCheck
 
     private final SinkConfig sink;
     private final String noPositionsYet;
+    private final boolean initialLoad;
     private final List<Finding> findings = new ArrayList<>();
+    // whether the adapter starts with an initial load, which empties every target table with TRUNCATE first
+    private boolean initialLoadPending;
 
     /**
      * @param noPositionsYet what follows "nothing stored for sink X yet" in the finding about an
      *         offsets table without positions of the sink: what the adapter then does
+     * @param initialLoad whether the adapter, with no positions stored, starts with an initial
+     *         load that empties every target table with TRUNCATE (which the user then needs)
      */
-    public TargetCheck(SinkConfig sink, String noPositionsYet)
+    public TargetCheck(SinkConfig sink, String noPositionsYet, boolean initialLoad)
     {
         this.sink = requireNonNull(sink, "sink is null");
         this.noPositionsYet = requireNonNull(noPositionsYet, "noPositionsYet is null");
+        this.initialLoad = initialLoad;
     }
 
     /** Connects and checks; a target that cannot be reached or refuses the login is one {@link Status#FAIL} on the key to fix. */
     public List<Finding> run(List<Table> tables)
     {
         findings.clear();
+        initialLoadPending = false;
         try (Connection connection = TargetConnector.fromConfig(sink).connect()) {
             try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery("SELECT current_user, version()")) {
                 rows.next();
@@ -162,6 +169,7 @@ public final class TargetCheck
                         try (ResultSet count = positions.executeQuery()) {
                             count.next();
                             long stored = count.getLong(1);
+                            initialLoadPending = stored == 0 && initialLoad;
                             add(OFFSETS, Status.OK, "offsets table " + offsets + " exists" + (stored == 0
                                     ? "; nothing stored for sink " + sink.sinkName() + " yet" + noPositionsYet
                                     : " with " + stored + " stored position(s) of sink " + sink.sinkName() + ": streaming resumes there"));
@@ -171,6 +179,7 @@ public final class TargetCheck
                 }
             }
         }
+        initialLoadPending = initialLoad;
         try (PreparedStatement statement = connection.prepareStatement("SELECT has_schema_privilege(?, 'CREATE')")) {
             statement.setString(1, sink.offsetsSchema());
             try (ResultSet rows = statement.executeQuery()) {
@@ -227,8 +236,12 @@ public final class TargetCheck
                 if (!rows.getBoolean(4)) {
                     lacking.add("DELETE");
                 }
+                if (!rows.getBoolean(6) && initialLoadPending) {
+                    lacking.add("TRUNCATE");
+                }
                 if (!lacking.isEmpty()) {
-                    problems.add("lacks the privilege(s) " + String.join(", ", lacking) + " (the sink needs SELECT, INSERT and DELETE on the table and USAGE on its schema)");
+                    problems.add("lacks the privilege(s) " + String.join(", ", lacking) + " (the sink needs SELECT, INSERT and DELETE on the table and USAGE on its schema"
+                            + (initialLoadPending ? "; the initial load, which runs first, empties the table with TRUNCATE" : "") + ")");
                 }
                 if (!problems.isEmpty()) {
                     add(TABLES, Status.FAIL, name + " " + String.join(", ", problems));

@@ -143,7 +143,7 @@ public final class PgsinkSinkConnector
         boolean valid = problems.isEmpty() && values.values().stream().allMatch(value -> value.errorMessages().isEmpty());
         if (valid) {
             KafkaSinkConfig config = KafkaSinkConfig.parse(properties);
-            for (TargetCheck.Finding finding : new TargetCheck(config.sink(), "").run(targetTables(config, properties.get("topics")))) {
+            for (TargetCheck.Finding finding : new TargetCheck(config.sink(), "", false).run(targetTables(config, properties.get("topics")))) {
                 if (finding.status() == TargetCheck.Status.FAIL) {
                     addError(values, properties, finding.key(), finding.message());
                 }

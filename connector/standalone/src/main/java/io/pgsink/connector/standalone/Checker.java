@@ -239,7 +239,7 @@ final class Checker
         String subject = "target " + sink.targetUrl();
         List<TargetCheck.Table> tables = new ArrayList<>();
         captured.forEach((source, columns) -> tables.add(new TargetCheck.Table(sink.tableNameFormat().targetOf(source), Optional.of(source), columns)));
-        TargetCheck check = new TargetCheck(sink, ", so the service starts with its initial load (source.snapshot.mode)");
+        TargetCheck check = new TargetCheck(sink, ", so the service starts with its initial load (source.snapshot.mode)", config.copyLoad());
         for (TargetCheck.Finding finding : check.run(tables)) {
             Status status = switch (finding.status()) {
                 case OK -> Status.OK;
