@@ -34,6 +34,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -428,8 +429,9 @@ abstract class AbstractKafkaConnectSinkTest
     }
 
     /**
-     * A permanent failure (here a target database that does not exist) fails the task, with the
-     * reason in the REST status trace, and does not leave it retrying for ever.
+     * A permanent failure (here the target database dropped under a running connector: validation
+     * refuses a connector whose database does not exist) fails the task, with the reason in the
+     * REST status trace, and does not leave it retrying for ever.
      */
     @Test
     void aMissingTargetDatabaseFailsTheTaskWithTheReasonInItsStatus()
@@ -437,19 +439,38 @@ abstract class AbstractKafkaConnectSinkTest
     {
         DebeziumTopic lost = new DebeziumTopic("it", "public", "lost", List.of("id"), DOC_COLUMNS);
         connect.kafka().createTopic(lost.topic(), 1);
-        lost.insert(producer, 0, lost.row("id", 1L, "title", "t", "body", "b"));
-        Map<String, String> config = connector("lost", lost.topic(), schema.name() + ".${table}", 1);
-        String database = "pgsink_no_such_database_" + schema.name();
-        config.put("target.url", schema.server().jdbcUrl().replaceFirst("/[^/?]*(\\?|$)", "/" + database + "$1"));
-        connect.configureConnector("lost", config);
-        connect.assertions().assertConnectorIsRunningAndTasksHaveFailed("lost", 1, "the task did not fail");
-        String trace = connect.connectorStatus("lost").tasks().get(0).trace();
-        assertThat(trace)
-                .contains("org.apache.kafka.connect.errors.ConnectException: lost - ")
-                .contains(database)
-                .contains("[SQLState 3D000]")
-                .doesNotContain("RetriableException");
-        connect.deleteConnector("lost");
+        String database = "pgsink_gone_" + schema.name();
+        String url = schema.server().jdbcUrl().replaceFirst("/[^/?]*(\\?|$)", "/" + database + "$1");
+        schema.execute("CREATE DATABASE " + database);
+        try {
+            try (Connection connection = DriverManager.getConnection(url, schema.server().properties()); Statement statement = connection.createStatement()) {
+                statement.execute("CREATE TABLE lost " + DOCS_TABLE);
+            }
+            Map<String, String> config = connector("lost", lost.topic(), "public.${table}", 1);
+            config.put("target.url", url);
+            config.put("offsets.schema", "public");
+            startConnector("lost", config, 1);
+            lost.insert(producer, 0, lost.row("id", 1L, "title", "t", "body", "b"));
+            await("the first row").until(() -> {
+                try (Connection connection = DriverManager.getConnection(url, schema.server().properties()); Statement statement = connection.createStatement();
+                        ResultSet rows = statement.executeQuery("SELECT count(*) FROM lost")) {
+                    return rows.next() && rows.getLong(1) == 1;
+                }
+            });
+            schema.execute("DROP DATABASE " + database + " WITH (FORCE)");
+            lost.insert(producer, 0, lost.row("id", 2L, "title", "t", "body", "b"));
+            connect.assertions().assertConnectorIsRunningAndTasksHaveFailed("lost", 1, "the task did not fail");
+            String trace = connect.connectorStatus("lost").tasks().get(0).trace();
+            assertThat(trace)
+                    .contains("org.apache.kafka.connect.errors.ConnectException: lost - ")
+                    .contains("database \"" + database + "\" does not exist")
+                    .contains("[SQLState 3D000]")
+                    .doesNotContain("RetriableException");
+            connect.deleteConnector("lost");
+        }
+        finally {
+            schema.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+        }
     }
 
     /**

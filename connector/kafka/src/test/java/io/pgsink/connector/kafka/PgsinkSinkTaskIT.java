@@ -438,6 +438,20 @@ class PgsinkSinkTaskIT
                 .hasMessageContaining("does not exist [SQLState 28000]. What to do: the server refused the login: check target.user and target.password");
     }
 
+    /** A target table that does not exist, without schema.evolution=add-columns, fails the task (not retried), naming the table and what to do. */
+    @Test
+    void aMissingTargetTableFailsTheTask()
+    {
+        TestingSinkTaskContext context = new TestingSinkTaskContext(properties(Map.of("target.table.name.format", schema.name() + ".no_such_${table}", "flush.max.events", "1")), null);
+        PgsinkSinkTask task = start(context);
+        task.open(List.of(P0));
+        assertThatThrownBy(() -> task.put(List.of(order("c", 1, "new", P0, 0))))
+                .isInstanceOf(ConnectException.class)
+                .isNotInstanceOf(RetriableException.class)
+                .hasMessageContaining("no_such_orders")
+                .hasMessageContaining("schema.evolution");
+    }
+
     @Test
     void aRowTheTargetRefusesFailsTheTaskNamingWhereAndWhy()
             throws SQLException
