@@ -1,6 +1,7 @@
 package io.pgsink.merge;
 
 import io.pgsink.copy.SqlFailures;
+import io.pgsink.core.SessionReplicationRole;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TargetDialect;
@@ -111,10 +112,17 @@ public final class TargetCheck
     {
         findings.clear();
         initialLoadPending = false;
-        try (Connection connection = TargetConnector.fromConfig(sink).connect()) {
+        try (Connection connection = TargetConnector.fromConfig(sink, SessionReplicationRole.ORIGIN).connect()) {
             try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery("SELECT current_user, version()")) {
                 rows.next();
                 add(SinkConfig.TARGET_URL, Status.OK, "connected as " + rows.getString(1) + " to " + rows.getString(2));
+            }
+            Optional<String> roleProblem = SessionReplicationRoles.problem(connection, sink.sessionReplicationRole());
+            if (roleProblem.isPresent()) {
+                add(SinkConfig.TARGET_SESSION_REPLICATION_ROLE, Status.FAIL, roleProblem.get());
+            }
+            else if (sink.sessionReplicationRole() == SessionReplicationRole.REPLICA) {
+                add(SinkConfig.TARGET_SESSION_REPLICATION_ROLE, Status.OK, "the user may set session_replication_role = replica (target.session.replication.role): ordinary triggers, rules and foreign-key checks do not fire on applied changes");
             }
             try (Statement statement = connection.createStatement();
                     ResultSet rows = statement.executeQuery("SELECT has_database_privilege(current_database(), 'TEMPORARY'), current_database(), current_user")) {

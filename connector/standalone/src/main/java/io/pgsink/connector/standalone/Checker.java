@@ -1,6 +1,9 @@
 package io.pgsink.connector.standalone;
 
 import io.debezium.connector.postgresql.PostgresConnectorConfig.AutoCreateMode;
+import io.pgsink.connector.standalone.load.SourceCatalog;
+import io.pgsink.core.ColumnSelection;
+import io.pgsink.core.ConfigProblem;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.TableId;
 import io.pgsink.merge.TargetCheck;
@@ -94,6 +97,7 @@ final class Checker
             boolean superuser = checkServer(connection, subject);
             checkPublication(connection, subject, superuser);
             captured.putAll(checkCapturedTables(connection, subject));
+            checkColumnSelection(connection, subject);
         }
         catch (SQLException e) {
             add(Status.FAIL, subject, "cannot connect or query as " + source.user() + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")");
@@ -207,7 +211,7 @@ final class Checker
                     continue;
                 }
                 TableId id = TableId.of(schema, table);
-                captured.put(id, TargetCheck.columns(connection, rows.getLong(3)));
+                captured.put(id, writtenColumns(id, TargetCheck.columns(connection, rows.getLong(3))));
                 String replicaIdentity = rows.getString(4);
                 boolean primaryKey = rows.getBoolean(5);
                 if (!rows.getBoolean(6)) {
@@ -231,6 +235,32 @@ final class Checker
             add(source.publicationMode() == AutoCreateMode.FILTERED ? Status.FAIL : Status.WARN, subject, CapturedTables.nothingCaptured(source.publicationMode()));
         }
         return captured;
+    }
+
+    /** The target names of the columns of {@code table} the sink writes ({@code column.*}). */
+    private List<String> writtenColumns(TableId table, List<String> columns)
+    {
+        ColumnSelection selection = config.sink().columnSelection();
+        return columns.stream()
+                .filter(column -> config.capturedTables().capturesColumn(table.schema(), table.table(), column) && selection.writes(table, column))
+                .map(column -> selection.targetName(table, column))
+                .toList();
+    }
+
+    private void checkColumnSelection(Connection connection, String subject)
+            throws SQLException
+    {
+        ColumnSelection selection = config.sink().columnSelection();
+        if (selection.isEmpty()) {
+            return;
+        }
+        List<ConfigProblem> problems = selection.problems(SourceCatalog.schemas(connection, config.loadSettings().captured()));
+        for (ConfigProblem problem : problems) {
+            add(Status.FAIL, subject, problem.message());
+        }
+        if (problems.isEmpty()) {
+            add(Status.OK, subject, "column selection fits the captured tables (" + selection + ")");
+        }
     }
 
     private void checkTarget(Map<TableId, List<String>> captured)
