@@ -1,5 +1,6 @@
 package io.pgsink.merge;
 
+import io.pgsink.core.ChangeMetadata;
 import io.pgsink.core.CopyFormat;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkConfig;
@@ -12,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +40,7 @@ final class TablePlans
     private final CopyFormat format;
     private final boolean appendOnlyWithoutKey;
     private final boolean evolveSchema;
+    private final ChangeMetadata metadata;
     private final StagingTables staging;
     private final Map<TableId, TargetTable> targets = new HashMap<>();
     private final Map<TableId, TablePlan> plans = new HashMap<>();
@@ -50,6 +53,7 @@ final class TablePlans
         this.format = config.copyFormat();
         this.appendOnlyWithoutKey = config.appendOnlyWithoutKey();
         this.evolveSchema = config.evolvesSchema();
+        this.metadata = config.changeMetadata();
         this.staging = requireNonNull(staging, "staging is null");
     }
 
@@ -87,14 +91,15 @@ final class TablePlans
             SchemaEvolution.checkTypeChanges(previous.source, schema, target);
         }
         if (evolveSchema) {
-            List<String> additions = SchemaEvolution.addColumns(schema, target);
+            List<String> additions = new ArrayList<>(SchemaEvolution.addColumns(schema, target));
+            additions.addAll(MetadataColumns.addColumns(metadata, target));
             if (!additions.isEmpty()) {
                 SchemaEvolution.execute(connection, additions);
                 log.info("{} - added column(s) to {} for the new schema of {}", sinkName, targetId, schema.table());
                 target = readTarget(connection, dialect, targetId, schema);
             }
         }
-        TablePlan plan = TablePlan.create(schema, target, dialect, format, appendOnlyWithoutKey, staging.newName(targetId));
+        TablePlan plan = TablePlan.create(schema, target, dialect, format, appendOnlyWithoutKey, staging.newName(targetId), metadata, metadata.isHistory(schema.table()));
         plans.put(schema.table(), plan);
         return plan;
     }
@@ -111,7 +116,8 @@ final class TablePlans
     {
         Optional<TargetTable> found = TargetCatalog.read(connection, targetId, dialect);
         if (found.isEmpty() && evolveSchema) {
-            SchemaEvolution.execute(connection, SchemaEvolution.createTable(targetId, schema, dialect, TargetCatalog.schemaExists(connection, targetId.schema())));
+            SchemaEvolution.execute(connection, SchemaEvolution.createTable(targetId, schema, dialect, TargetCatalog.schemaExists(connection, targetId.schema()), metadata,
+                    metadata.isHistory(schema.table())));
             log.info("{} - created target table {} for {}", sinkName, targetId, schema.table());
             found = TargetCatalog.read(connection, targetId, dialect);
         }
