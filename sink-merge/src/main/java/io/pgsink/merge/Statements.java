@@ -141,12 +141,19 @@ final class Statements
         return "UPDATE " + quote(stagingName) + " AS s SET " + assignments + " FROM " + qualified(target.id()) + " AS t WHERE " + mask + " IS NOT NULL AND " + fillKey;
     }
 
-    /** Staged rows whose unavailable values found no target row to be filled from. */
+    /**
+     * Staged rows whose unavailable values found no target row to be filled from: the mask, the
+     * key columns, then the old key of a key change's new row (the fill key columns, NULL for a
+     * row filled from its own key).
+     */
     static String unfilledRows(TargetTable target, String stagingName)
     {
         StringJoiner keys = new StringJoiner(", ");
         for (String column : target.primaryKey()) {
             keys.add(quote(column) + "::text");
+        }
+        for (int i = 0; i < target.primaryKey().size(); i++) {
+            keys.add(quote(StagingColumns.fill(i)) + "::text");
         }
         return "SELECT " + quote(StagingColumns.UNAVAILABLE) + ", " + keys + " FROM " + quote(stagingName) + " WHERE " + quote(StagingColumns.UNAVAILABLE) + " IS NOT NULL LIMIT 10";
     }

@@ -331,13 +331,20 @@ final class TableWriter
     private static void checkFilled(Statement statement, TablePlan plan)
             throws SQLException
     {
-        List<String> problems = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        List<String> moved = new ArrayList<>();
+        int keyColumns = plan.target.primaryKey().size();
         try (ResultSet rows = statement.executeQuery(plan.unfilled)) {
             while (rows.next()) {
                 String unavailable = rows.getString(1);
                 List<String> key = new ArrayList<>();
-                for (int i = 0; i < plan.target.primaryKey().size(); i++) {
+                List<String> oldKey = new ArrayList<>();
+                for (int i = 0; i < keyColumns; i++) {
                     key.add(rows.getString(i + 2));
+                    String old = rows.getString(keyColumns + i + 2);
+                    if (old != null) {
+                        oldKey.add(old);
+                    }
                 }
                 List<String> columns = new ArrayList<>();
                 for (int i = 0; i < unavailable.length() && i < plan.columns.size(); i++) {
@@ -345,15 +352,29 @@ final class TableWriter
                         columns.add(plan.columns.get(i).name());
                     }
                 }
-                problems.add("key (" + String.join(", ", key) + ") column(s) " + columns);
+                if (oldKey.isEmpty()) {
+                    missing.add("key (" + String.join(", ", key) + ") column(s) " + columns);
+                }
+                else {
+                    moved.add("key (" + String.join(", ", key) + ") column(s) " + columns + " moved from key (" + String.join(", ", oldKey) + ")");
+                }
             }
         }
-        if (!problems.isEmpty()) {
-            throw new SinkException(ErrorCode.DATA, "Cannot apply changes to " + plan.target.id() + ": the source did not send unchanged TOAST values and the target has no row to take them from: "
-                    + String.join("; ", problems) + ". Either the target is missing rows the source has (was it loaded with a snapshot?), or these are new rows of primary-key changes whose old rows"
-                    + " an earlier flush deleted (Kafka Connect: the delete and the create of a key change were applied in different flushes);"
-                    + " set REPLICA IDENTITY FULL on the source table to always get full rows.");
+        if (missing.isEmpty() && moved.isEmpty()) {
+            return;
         }
+        StringBuilder message = new StringBuilder("Cannot apply changes to " + plan.target.id() + ": the source did not send unchanged TOAST values");
+        if (!moved.isEmpty()) {
+            message.append(" of the new rows of primary-key changes, and the target no longer has the old rows to take them from: ").append(String.join("; ", moved))
+                    .append(". The delete of each key change was applied before its create, in an earlier flush (Kafka Connect: the create did not arrive within key.change.wait.ms,"
+                            + " or came to another task; see the WARN that named the delete), or the target never had the old row.");
+        }
+        if (!missing.isEmpty()) {
+            message.append(moved.isEmpty() ? " and" : " For other rows,").append(" the target has no row to take them from: ").append(String.join("; ", missing))
+                    .append(". The target is missing rows the source has (was it loaded with a snapshot?).");
+        }
+        message.append(" Set REPLICA IDENTITY FULL on the source table to always get full rows.");
+        throw new SinkException(ErrorCode.DATA, message.toString());
     }
 
     /** A key the batch took for new exists in the target; the batch is applied again with {@link FreshKeys#DISTRUSTED}. */

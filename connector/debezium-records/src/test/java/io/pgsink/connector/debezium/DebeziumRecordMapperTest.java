@@ -118,6 +118,31 @@ class DebeziumRecordMapperTest
         assertThat(mapper.map(orders.record("m", null, null, null, 1), POSITION)).isEmpty();
     }
 
+    /**
+     * Through Kafka, the old key of a key change's create is what the worker's header converter
+     * made of the struct: a map from Connect's default SimpleHeaderConverter, or its JSON text.
+     */
+    @Test
+    void readsTheOldKeyOfAKeyChangeAsHeaderConvertersHandItOver()
+    {
+        Schema textKey = SchemaBuilder.struct().name("srv.public.codes.Key").field("code", Schema.STRING_SCHEMA).field("n", Schema.INT32_SCHEMA).build();
+        for (Object header : List.of(orders.key(1L), Map.of("id", (byte) 1), "{\"id\":1}")) {
+            SourceRecord record = orders.record("c", orders.key(2L), null, order(2, "new", UnavailablePlaceholder.DEFAULT), 1000);
+            record.headers().add(KeyChangeHeaders.OLD_KEY, header, null);
+            ChangeEvent event = map(record);
+            assertThat(event.before()).as("old key from %s", header).isNotNull();
+            assertThat(event.before()[0]).isEqualTo(1L);
+            assertThat(KeyChangeHeaders.oldKey(record)).isEqualTo(orders.key(1L));
+        }
+        SourceRecord codes = new SourceRecord(Map.of(), Map.of(), "srv.public.codes", textKey, new Struct(textKey).put("code", "b").put("n", 2), null, null);
+        codes.headers().add(KeyChangeHeaders.OLD_KEY, "{\"code\":\"a\",\"n\":1}", null);
+        assertThat(KeyChangeHeaders.oldKey(codes)).isEqualTo(new Struct(textKey).put("code", "a").put("n", 1));
+        // not a key of this record's key schema: no key change to pair
+        SourceRecord other = new SourceRecord(Map.of(), Map.of(), "srv.public.codes", textKey, new Struct(textKey).put("code", "b").put("n", 2), null, null);
+        other.headers().add(KeyChangeHeaders.OLD_KEY, "{\"id\":1}", null);
+        assertThat(KeyChangeHeaders.oldKey(other)).isNull();
+    }
+
     @Test
     void refusesRecordsThatAreNotEnvelopes()
     {

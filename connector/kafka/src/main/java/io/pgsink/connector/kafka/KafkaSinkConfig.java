@@ -46,6 +46,7 @@ public final class KafkaSinkConfig
     public static final String DELETE_ON_TOMBSTONE = "delete.on.tombstone";
     public static final String FLATTENED_METADATA_PREFIX = "flattened.metadata.prefix";
     public static final String UNAVAILABLE_VALUE_PLACEHOLDER = "unavailable.value.placeholder";
+    public static final String KEY_CHANGE_WAIT_MS = "key.change.wait.ms";
 
     static final ConfigKey<Boolean> DELETE_ON_TOMBSTONE_KEY = ConfigKey.optional(DELETE_ON_TOMBSTONE, ConfigType.BOOLEAN, false,
             "Whether a tombstone (a record with a key, and neither value nor value schema) deletes the row of its key. "
@@ -60,8 +61,15 @@ public final class KafkaSinkConfig
                     "The value Debezium sends for an unchanged TOASTed column (the source connector's unavailable.value.placeholder); pgsink fills such columns and never writes it.")
             .withValidator(ConfigValidator.notEmpty("must not be empty"));
 
+    static final ConfigKey<Long> KEY_CHANGE_WAIT_MS_KEY = ConfigKey.optional(KEY_CHANGE_WAIT_MS, ConfigType.LONG, 30_000L,
+                    "How long the delete of a primary-key change (Debezium's delete with header __debezium.newkey) is held back, not applied and its offset not committed, "
+                            + "until its create (header __debezium.oldkey) arrives, so that the create can take the unsent TOAST values from the old row. "
+                            + "While one is held, the records after it in its partition wait. When the time passes, the delete is applied alone and a WARN names the table and key columns; "
+                            + "0 applies such deletes at once.")
+            .withValidator(ConfigValidator.atLeast(0));
+
     /** The connector's own keys; the shared ones are {@link SinkConfig#KEYS}. */
-    public static final List<ConfigKey<?>> KEYS = List.of(DELETE_ON_TOMBSTONE_KEY, FLATTENED_METADATA_PREFIX_KEY, UNAVAILABLE_VALUE_PLACEHOLDER_KEY);
+    public static final List<ConfigKey<?>> KEYS = List.of(DELETE_ON_TOMBSTONE_KEY, FLATTENED_METADATA_PREFIX_KEY, UNAVAILABLE_VALUE_PLACEHOLDER_KEY, KEY_CHANGE_WAIT_MS_KEY);
 
     /** {@code sink.name} as Kafka Connect reads it: empty (the default) for the connector's name. */
     static final ConfigKey<String> SINK_NAME_KEY = SinkKeys.SINK_NAME.withDefault("").withDocumentation(
@@ -226,6 +234,12 @@ public final class KafkaSinkConfig
     public UnavailablePlaceholder placeholder()
     {
         return placeholder;
+    }
+
+    /** {@code key.change.wait.ms}: how long the delete of a key change waits for its create; 0 does not wait. */
+    public long keyChangeWaitMillis()
+    {
+        return own.get(KEY_CHANGE_WAIT_MS_KEY);
     }
 
     /** The effective configuration, secrets masked, for logging once. */

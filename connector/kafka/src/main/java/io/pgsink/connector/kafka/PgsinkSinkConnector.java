@@ -3,7 +3,9 @@ package io.pgsink.connector.kafka;
 import io.pgsink.core.ConfigProblem;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
+import io.pgsink.core.TableId;
 import io.pgsink.merge.MergeApplier;
+import io.pgsink.merge.TargetCheck;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigValue;
@@ -19,6 +21,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 
 /**
@@ -117,9 +120,14 @@ public final class PgsinkSinkConnector
 
     /**
      * Connect's per-key checks (the {@link #config() ConfigDef}, built from pgsink's key tables),
-     * then pgsink's whole-configuration ones (unknown keys, values that do not go together), each
-     * problem attached to its key (a key no one knows gets an entry of its own); one problem per
-     * key, the first found.
+     * then pgsink's whole-configuration ones (unknown keys, values that do not go together), then,
+     * for a configuration without problems, the target's ({@link TargetCheck}, as
+     * {@code pgsink check} does): the login ({@code target.url}, {@code target.user},
+     * {@code target.password}), the TEMPORARY privilege, the offsets table, and the target tables
+     * of {@code topics} when the routing names them without the records
+     * ({@code target.table.name.format} with {@code ${topic}} or a fixed table). Each problem is
+     * attached to its key (a key no one knows gets an entry of its own); one problem per key, the
+     * first found.
      */
     @Override
     public Config validate(Map<String, String> properties)
@@ -128,12 +136,51 @@ public final class PgsinkSinkConnector
         for (ConfigValue value : config().validate(properties)) {
             values.put(value.name(), value);
         }
-        for (ConfigProblem problem : KafkaSinkConfig.problems(properties)) {
-            ConfigValue value = values.computeIfAbsent(problem.key(), key -> new ConfigValue(key, properties.get(key), List.of(), new ArrayList<>()));
-            if (value.errorMessages().isEmpty()) {
-                value.addErrorMessage(problem.message());
+        List<ConfigProblem> problems = KafkaSinkConfig.problems(properties);
+        for (ConfigProblem problem : problems) {
+            addError(values, properties, problem.key(), problem.message());
+        }
+        boolean valid = problems.isEmpty() && values.values().stream().allMatch(value -> value.errorMessages().isEmpty());
+        if (valid) {
+            KafkaSinkConfig config = KafkaSinkConfig.parse(properties);
+            for (TargetCheck.Finding finding : new TargetCheck(config.sink(), "", false).run(targetTables(config, properties.get("topics")))) {
+                if (finding.status() == TargetCheck.Status.FAIL) {
+                    addError(values, properties, finding.key(), finding.message());
+                }
+                else if (finding.status() == TargetCheck.Status.WARN) {
+                    log.warn("{} - {}", config.sinkName(), finding.message());
+                }
             }
         }
         return new Config(new ArrayList<>(values.values()));
+    }
+
+    private static void addError(Map<String, ConfigValue> values, Map<String, String> properties, String key, String message)
+    {
+        ConfigValue value = values.computeIfAbsent(key, name -> new ConfigValue(name, properties.get(name), List.of(), new ArrayList<>()));
+        if (value.errorMessages().isEmpty()) {
+            value.addErrorMessage(message);
+        }
+    }
+
+    /** The target tables of {@code topics}, when the routing names them without reading records. */
+    private static List<TargetCheck.Table> targetTables(KafkaSinkConfig config, @org.jetbrains.annotations.Nullable String topics)
+    {
+        List<TargetCheck.Table> tables = new ArrayList<>();
+        if (topics == null || config.routing().needsSourceTable()) {
+            return tables;
+        }
+        List<TableId> seen = new ArrayList<>();
+        for (String topic : topics.split(",")) {
+            if (topic.isBlank()) {
+                continue;
+            }
+            TableId target = config.routing().route(topic.strip(), null);
+            if (!seen.contains(target)) {
+                seen.add(target);
+                tables.add(new TargetCheck.Table(target, Optional.empty(), List.of()));
+            }
+        }
+        return tables;
     }
 }

@@ -83,6 +83,10 @@ public final class PgsinkSinkTask
     /** Under errors.tolerance=all with Connect's reporter; null otherwise. */
     @Nullable
     private ErrantRecords errantRecords;
+    private KeyChangeHold holds;
+    private TaskMetrics metrics;
+    /** The newest source commit time of the events buffered since the last flush; 0 when unknown. */
+    private long newestSourceMillis;
     private boolean retryFlush;
     private long flushes;
     private long firstBufferedNanos = -1;
@@ -99,7 +103,8 @@ public final class PgsinkSinkTask
         config = KafkaSinkConfig.parse(properties);
         name = config.sinkName();
         ErrantRecordReporter reporter = config.sink().toleratesRejectedRows() ? errantRecordReporter() : null;
-        MergeApplier.Builder applierBuilder = MergeApplier.builder(config.sink());
+        metrics = TaskMetrics.of(context);
+        MergeApplier.Builder applierBuilder = MergeApplier.builder(config.sink()).copyListener(metrics::copiedBytes);
         if (reporter != null) {
             ErrantRecords records = new ErrantRecords(name, reporter, partition -> partitions.named(partition));
             applierBuilder.rejectedRowHandler(records::reportRejected);
@@ -110,6 +115,7 @@ public final class PgsinkSinkTask
         sink = newSink();
         mapper = new SinkRecordMapper(config);
         retryPolicy = new RetryPolicy(name, config.sink().retryBackoff(), context);
+        holds = new KeyChangeHold(config.keyChangeWaitMillis());
         log.info("{} - task started; rows the target refuses {}", name, !config.sink().toleratesRejectedRows() ? "stop the task (errors.tolerance=none)"
                 : reporter != null ? "go to Connect's errant-record reporter" : "go to the dead-letter table " + config.sink().deadLetterTable());
     }
@@ -174,6 +180,7 @@ public final class PgsinkSinkTask
                 rewind(rewind);
                 context.resume(loaded.toArray(new TopicPartition[0]));
             }
+            partitions.rewound(holds);
             if (retryFlush) {
                 retryFlush = false;
                 sink.flush();
@@ -181,17 +188,29 @@ public final class PgsinkSinkTask
             for (SinkRecord record : records) {
                 accept(record);
             }
+            releaseExpired();
             sink.flushIfDue();
             retryPolicy.succeeded();
+            metrics.state(TaskMetrics.State.RUNNING);
         }
         catch (WriterFencedException e) {
             // another task claimed a partition since: nothing of the buffer may be committed by this
             // one; Connect closes the partition at the rebalance, until then every flush fails so
             discardBuffer("another task claimed " + (e.fence().isEmpty() ? "the sink" : e.fence()));
+            metrics.state(TaskMetrics.State.RETRYING);
             throw retryPolicy.retry(e);
         }
         catch (SinkException e) {
-            throw retryPolicy.failure(e);
+            RuntimeException failure = retryPolicy.failure(e);
+            metrics.state(failure instanceof RetriableException ? TaskMetrics.State.RETRYING : TaskMetrics.State.FAILED);
+            throw failure;
+        }
+        catch (RuntimeException e) {
+            metrics.state(TaskMetrics.State.FAILED);
+            throw e;
+        }
+        finally {
+            metrics.buffered(sink.bufferedBytes(), holds.size());
         }
         scheduleDueFlush();
     }
@@ -204,12 +223,22 @@ public final class PgsinkSinkTask
                     + ", a partition this task was not given");
         }
         long offset = record.kafkaOffset();
-        if (offset < state.next) {
-            // handed again after a retriable failure: buffered (or applied) already
+        if (offset < state.next || (state.skipFrom >= 0 && offset >= state.skipFrom)) {
+            // handed again after a retriable failure: buffered (or applied) already; or comes again after a rewind
+            return;
+        }
+        KeyChangeHold.Held blocking = holds.heldIn(state.partition);
+        if (blocking != null && !KeyChangeHold.mayTake(blocking, record)) {
+            waitForHold(state, blocking, offset);
             return;
         }
         SourcePosition position = KafkaPositions.position(state.name, offset);
-        Optional<ChangeEvent> event = map(record, position);
+        // the held delete's tombstone adds nothing to it
+        Optional<ChangeEvent> event = blocking != null && KeyChangeHold.isTombstoneOf(blocking, record) ? Optional.empty() : map(record, position);
+        if (blocking != null && !KeyChangeHold.isTombstoneOf(blocking, record) && (event.isEmpty() || !KeyChangeHold.completes(blocking, event.get()))) {
+            waitForHold(state, blocking, offset);
+            return;
+        }
 
         long previousNext = state.next;
         long previousFirst = state.firstUnflushed;
@@ -222,18 +251,16 @@ public final class PgsinkSinkTask
         if (errantRecords != null) {
             errantRecords.keep(position, record);
         }
+        metrics.eventsIn(1);
+        if (event.isPresent() && event.get().sourceTimeMillis() > newestSourceMillis) {
+            newestSourceMillis = event.get().sourceTimeMillis();
+        }
         try {
-            if (event.isPresent()) {
-                sink.accept(event.get());
-            }
-            else {
-                sink.advance(position);
-            }
+            deliver(state, record, position, event, blocking);
         }
         catch (RuntimeException e) {
             // the sink may have buffered the event before a flush failed; if it did not, the record is to be taken again
-            boolean buffered = flushes != flushesBefore ? sink.bufferedEvents() > 0 : sink.bufferedEvents() > eventsBefore;
-            if (!buffered) {
+            if (!buffered(flushesBefore, eventsBefore)) {
                 state.next = previousNext;
                 state.firstUnflushed = previousFirst;
                 if (errantRecords != null) {
@@ -245,6 +272,111 @@ public final class PgsinkSinkTask
         if (firstBufferedNanos < 0 && sink.bufferedEvents() > 0) {
             firstBufferedNanos = System.nanoTime();
         }
+    }
+
+    /** Buffers the record's event, or holds it back (the delete of a key change, see {@link KeyChangeHold}). */
+    private void deliver(PartitionState state, SinkRecord record, SourcePosition position, Optional<ChangeEvent> event, KeyChangeHold.@Nullable Held blocking)
+    {
+        if (blocking != null && KeyChangeHold.isTombstoneOf(blocking, record)) {
+            blocking.last = position;
+            return;
+        }
+        if (event.isEmpty()) {
+            sink.advance(position);
+            return;
+        }
+        ChangeEvent change = event.get();
+        if (holds.holds(state.partition, record, change)) {
+            for (KeyChangeHold.Held overtaken : holds.overtakenBy(change)) {
+                release(overtaken, "a later change of its key at " + position + " came first");
+            }
+            holds.hold(state.partition, record, change, System.nanoTime());
+            return;
+        }
+        if (KeyChangeHold.isMovedCreate(change)) {
+            KeyChangeHold.Held pair = holds.pairOf(change);
+            if (pair != null) {
+                endHold(pair, () -> {
+                    sink.acceptKeyChange(pair.delete, change);
+                    if (!pair.partition.equals(state.partition)) {
+                        // the create's position is stored with its own partition; the delete's partition moves past the delete
+                        sink.advance(pair.last);
+                    }
+                });
+                return;
+            }
+        }
+        for (KeyChangeHold.Held overtaken : holds.overtakenBy(change)) {
+            release(overtaken, "a later change of its key at " + position + " came first");
+        }
+        sink.accept(change);
+    }
+
+    /** A record of a partition whose key-change delete is held: given back to Connect, which hands it again after the hold. */
+    private void waitForHold(PartitionState state, KeyChangeHold.Held held, long offset)
+    {
+        if (held.rewoundTo < 0) {
+            held.rewoundTo = offset;
+            context.offset(Map.of(state.partition, offset));
+            context.pause(state.partition);
+            log.debug("{} - {} waits for its create; the records after it in {} wait too", name, held.describe(), state.partition);
+        }
+        state.skipFrom = held.rewoundTo;
+    }
+
+    /** Buffers held deletes whose wait passed. */
+    private void releaseExpired()
+    {
+        if (holds.isEmpty()) {
+            return;
+        }
+        for (KeyChangeHold.Held held : holds.expired(System.nanoTime())) {
+            release(held, "it did not arrive within " + KafkaSinkConfig.KEY_CHANGE_WAIT_MS + "=" + config.keyChangeWaitMillis() + " ms");
+        }
+    }
+
+    /** Buffers a held delete alone. */
+    private void release(KeyChangeHold.Held held, String reason)
+    {
+        endHold(held, () -> {
+            sink.accept(held.delete);
+            if (!held.last.equals(held.delete.position())) {
+                sink.advance(held.last);
+            }
+        });
+        log.warn("{} - applying {} without its create: {}. If the create comes later (from a partition of another task, or after more lag than that), "
+                + "it finds no old row to take unchanged TOAST values from and fails, or goes to the dead-letter queue under errors.tolerance=all", name, held.describe(), reason);
+    }
+
+    /** Ends a hold once {@code buffer} gave its delete to the sink; a failure before the sink took it keeps the hold. */
+    private void endHold(KeyChangeHold.Held held, Runnable buffer)
+    {
+        long flushesBefore = flushes;
+        long eventsBefore = sink.bufferedEvents();
+        try {
+            buffer.run();
+        }
+        catch (RuntimeException e) {
+            if (buffered(flushesBefore, eventsBefore)) {
+                endHold(held);
+            }
+            throw e;
+        }
+        endHold(held);
+    }
+
+    private void endHold(KeyChangeHold.Held held)
+    {
+        holds.remove(held);
+        if (held.rewoundTo >= 0 && partitions.get(held.partition) != null) {
+            context.resume(held.partition);
+        }
+    }
+
+    /** Whether the sink holds what it was given since it had {@code eventsBefore} events after {@code flushesBefore} flushes. */
+    private boolean buffered(long flushesBefore, long eventsBefore)
+    {
+        return flushes != flushesBefore ? sink.bufferedEvents() > 0 : sink.bufferedEvents() > eventsBefore;
     }
 
     /** The record's event; empty for records that change nothing, and for bad records skipped under errors.tolerance=all. */
@@ -278,11 +410,15 @@ public final class PgsinkSinkTask
     /** Makes Connect hand over the next batch, empty or not, when the oldest buffered record is due. */
     private void scheduleDueFlush()
     {
-        if (sink.bufferedEvents() == 0 || firstBufferedNanos < 0) {
-            return;
+        long now = System.nanoTime();
+        long due = holds.millisToFirstDeadline(now);
+        if (sink.bufferedEvents() > 0 && firstBufferedNanos >= 0) {
+            long flushDue = config.sink().flushPolicy().intervalMillis() - (now - firstBufferedNanos) / 1_000_000;
+            due = due < 0 ? flushDue : Math.min(due, flushDue);
         }
-        long waitedMillis = (System.nanoTime() - firstBufferedNanos) / 1_000_000;
-        context.timeout(Math.max(config.sink().flushPolicy().intervalMillis() - waitedMillis, 1));
+        if (due >= 0 || sink.bufferedEvents() > 0 && firstBufferedNanos >= 0) {
+            context.timeout(Math.max(due, 1));
+        }
     }
 
     /**
@@ -294,6 +430,7 @@ public final class PgsinkSinkTask
     {
         if (sink != null) {
             try {
+                releaseExpired();
                 sink.flush();
             }
             catch (SinkException e) {
@@ -308,6 +445,9 @@ public final class PgsinkSinkTask
     public void close(Collection<TopicPartition> closed)
     {
         boolean unflushed = partitions.remove(closed);
+        for (KeyChangeHold.Held held : holds.held()) {
+            unflushed |= closed.contains(held.partition);
+        }
         if (unflushed && sink != null) {
             // their positions must not be written by this task any more: drop the whole buffer and take the rest again
             discardBuffer("partitions " + closed + " were closed with records not flushed");
@@ -318,6 +458,11 @@ public final class PgsinkSinkTask
     private void discardBuffer(String reason)
     {
         long events = sink.bufferedEvents();
+        for (KeyChangeHold.Held held : holds.held()) {
+            events++;
+            endHold(held);
+        }
+        holds.clear();
         sink.close();
         sink = newSink();
         if (errantRecords != null) {
@@ -342,6 +487,9 @@ public final class PgsinkSinkTask
         if (errantRecords != null) {
             errantRecords.clear();
         }
+        if (holds != null) {
+            holds.clear();
+        }
         log.info("{} - task stopped", name);
     }
 
@@ -355,10 +503,16 @@ public final class PgsinkSinkTask
             flushes++;
             retryFlush = false;
             partitions.flushed(batch.positions().values());
+            for (KeyChangeHold.Held held : holds.held()) {
+                // held back, so not flushed
+                partitions.unflushed(held.partition, held.offset());
+            }
             if (errantRecords != null) {
                 errantRecords.clear();
             }
             firstBufferedNanos = -1;
+            metrics.flushed(batch, elapsedNanos, newestSourceMillis);
+            newestSourceMillis = 0;
             if (log.isDebugEnabled()) {
                 log.debug("{} - flushed {} events ({} tables) in {} ms", name, batch.events(), batch.tables().size(), elapsedNanos / 1_000_000);
             }
@@ -368,6 +522,7 @@ public final class PgsinkSinkTask
         public void flushFailed(Batch batch, long elapsedNanos, RuntimeException failure)
         {
             retryFlush = true;
+            metrics.flushFailed();
         }
     }
 }

@@ -12,9 +12,12 @@ import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
+import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorOffset;
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+import org.apache.kafka.connect.util.clusters.WorkerHandle;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
@@ -22,10 +25,16 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import javax.management.AttributeNotFoundException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -72,6 +81,11 @@ abstract class AbstractKafkaConnectSinkTest
             new Field("ref", 5, UUID_TYPE),
             new Field("doc", 6, JSON),
             new Field("note", 7, Schema.OPTIONAL_STRING_SCHEMA));
+    private static final List<Field> DOC_COLUMNS = List.of(
+            new Field("id", 0, Schema.INT64_SCHEMA),
+            new Field("title", 1, Schema.OPTIONAL_STRING_SCHEMA),
+            new Field("body", 2, Schema.OPTIONAL_STRING_SCHEMA));
+    private static final String DOCS_TABLE = "(id bigint PRIMARY KEY, title text, body text)";
     private static final String ORDERS_TABLE = "(id bigint PRIMARY KEY, status varchar(16), amount numeric(12,2), placed timestamp(6), updated_at timestamptz, ref uuid, doc jsonb, note text)";
     private static final String ORDERS_QUERY = "SELECT id, status, amount::text, (extract(epoch FROM placed) * 1000000)::bigint::text, (extract(epoch FROM updated_at) * 1000000)::bigint::text, "
             + "ref::text, doc::text, note FROM %s ORDER BY id";
@@ -94,6 +108,8 @@ abstract class AbstractKafkaConnectSinkTest
         // Connect commits (and calls preCommit) every second
         workerProperties.put("offset.flush.interval.ms", "1000");
         workerProperties.put("plugin.discovery", "service_load");
+        // a worker that leaves has its tasks reassigned after this, not the default five minutes
+        workerProperties.put("scheduled.rebalance.max.delay.ms", "2000");
         connect = new EmbeddedConnectCluster.Builder()
                 .name("pgsink-it")
                 .numWorkers(1)
@@ -321,6 +337,286 @@ abstract class AbstractKafkaConnectSinkTest
         List<List<String>> rows = new ArrayList<>();
         map.forEach((key, value) -> rows.add(List.of(key, value)));
         return rows;
+    }
+
+    /**
+     * Issue #20, item 1: a primary-key change of a row whose TOASTed column is unchanged
+     * ({@code REPLICA IDENTITY DEFAULT}: the create carries the placeholder), split across polls
+     * and flushes: the delete is produced and taken (held, the task's metrics show it) and a flush
+     * passes before the create is produced. The create takes the value from the old row, with
+     * Debezium's tombstones and without, failing on errors or tolerating them: the row never
+     * disappears.
+     */
+    @Test
+    void aKeyChangeSplitAcrossPollsAndFlushesKeepsTheUnsentToastValues()
+            throws Exception
+    {
+        DebeziumTopic withTombstones = new DebeziumTopic("it", "public", "docs_t", List.of("id"), DOC_COLUMNS);
+        DebeziumTopic withoutTombstones = new DebeziumTopic("it", "public", "docs_n", List.of("id"), DOC_COLUMNS);
+        DebeziumTopic other = new DebeziumTopic("it", "public", "docs_x", List.of("id"), DOC_COLUMNS);
+        List<DebeziumTopic> topics = List.of(withTombstones, withoutTombstones, other);
+        for (DebeziumTopic topic : topics) {
+            connect.kafka().createTopic(topic.topic(), 1);
+        }
+        connect.kafka().createTopic("keys-dlq", 1);
+        for (String prefix : List.of("", "tolerant_")) {
+            for (String table : List.of("docs_t", "docs_n", "docs_x")) {
+                schema.execute("CREATE TABLE " + prefix + table + " " + DOCS_TABLE);
+            }
+        }
+        String topicList = withTombstones.topic() + "," + withoutTombstones.topic() + "," + other.topic();
+        startConnector("keys", connector("keys", topicList, schema.name() + ".${table}", 1), 1);
+        Map<String, String> tolerant = connector("keys-tolerant", topicList, schema.name() + ".tolerant_${table}", 1);
+        tolerant.put("errors.tolerance", "all");
+        tolerant.put("errors.deadletterqueue.topic.name", "keys-dlq");
+        tolerant.put("errors.deadletterqueue.topic.replication.factor", "1");
+        startConnector("keys-tolerant", tolerant, 1);
+
+        String body = "a large body, TOASTed at the source ".repeat(100);
+        for (DebeziumTopic topic : List.of(withTombstones, withoutTombstones)) {
+            for (long id = 1; id <= 3; id++) {
+                topic.insert(producer, 0, topic.row("id", id, "title", "doc " + id, "body", body + id));
+            }
+        }
+        for (String table : List.of("docs_t", "docs_n", "tolerant_docs_t", "tolerant_docs_n")) {
+            awaitRows("SELECT count(*) FROM " + table, List.of(List.of("3")));
+        }
+
+        // the primary key of doc 1 changes to 1001, its body unchanged: first the delete of the old key
+        withTombstones.keyChangeDelete(producer, 0, withTombstones.row("id", 1L), withTombstones.row("id", 1001L), true);
+        withoutTombstones.keyChangeDelete(producer, 0, withoutTombstones.row("id", 1L), withoutTombstones.row("id", 1001L), false);
+        for (String connector : List.of("keys", "keys-tolerant")) {
+            await(connector + " holding the two deletes").untilAsserted(() -> assertThat(taskMetric(connector, "key-change-deletes-held")).isEqualTo(2));
+        }
+        // a flush passes while they are held
+        other.insert(producer, 0, other.row("id", 7L, "title", "other", "body", "x"));
+        awaitRows("SELECT id FROM docs_x", List.of(List.of("7")));
+        awaitRows("SELECT id FROM tolerant_docs_x", List.of(List.of("7")));
+        for (String table : List.of("docs_t", "docs_n", "tolerant_docs_t", "tolerant_docs_n")) {
+            assertThat(query("SELECT id FROM " + table + " ORDER BY id")).as(table).containsExactly(List.of("1"), List.of("2"), List.of("3"));
+        }
+
+        // then the create of the new key, with the placeholder for the unchanged body
+        for (DebeziumTopic topic : List.of(withTombstones, withoutTombstones)) {
+            topic.keyChangeCreate(producer, 0, topic.row("id", 1001L, "title", "doc 1, renumbered", "body", UnavailablePlaceholder.DEFAULT), topic.row("id", 1L));
+        }
+        List<List<String>> expected = List.of(List.of("2", "doc 2", body + 2), List.of("3", "doc 3", body + 3), List.of("1001", "doc 1, renumbered", body + 1));
+        for (String table : List.of("docs_t", "docs_n", "tolerant_docs_t", "tolerant_docs_n")) {
+            awaitRows("SELECT id, title, body FROM " + table + " ORDER BY id", expected);
+        }
+        Map<String, String> positions = new TreeMap<>();
+        for (DebeziumTopic topic : topics) {
+            positions.put(topic.topic() + "-0", String.valueOf(topic.lastOffsets().get(0)));
+        }
+        for (String connector : List.of("keys", "keys-tolerant")) {
+            awaitRows("SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = '" + connector + "' ORDER BY 1", toRows(positions));
+            awaitCommitted(connector, positions);
+            assertThat(connect.connectorStatus(connector).tasks().get(0).state()).isEqualTo("RUNNING");
+            // the task's meters, as JMX shows them
+            assertThat(taskMetric(connector, "key-change-deletes-held")).isZero();
+            assertThat(taskMetric(connector, "events-in-total")).as("6 inserts, 2 deletes, a tombstone, 2 creates and the other insert").isEqualTo(12);
+            assertThat(taskMetric(connector, "rows-applied-total")).isGreaterThanOrEqualTo(9);
+            assertThat(taskMetric(connector, "flushes-total")).isGreaterThanOrEqualTo(3);
+            assertThat(taskMetric(connector, "copy-bytes-total")).isGreaterThan(6L * body.length());
+            assertThat(taskMetric(connector, "buffer-bytes")).isZero();
+            assertThat(taskMetric(connector, "source-lag-ms")).isBetween(0L, TIMEOUT.toMillis());
+            assertThat(taskMetric(connector, "flush-time-max-ms")).isPositive();
+            assertThat(taskAttribute(connector, "state")).isEqualTo("RUNNING");
+        }
+        assertThat(connect.kafka().consumeAll(1000, "keys-dlq").count()).as("records in the dead-letter queue").isZero();
+        connect.deleteConnector("keys");
+        connect.deleteConnector("keys-tolerant");
+    }
+
+    /**
+     * A permanent failure (here the target database dropped under a running connector: validation
+     * refuses a connector whose database does not exist) fails the task, with the reason in the
+     * REST status trace, and does not leave it retrying for ever.
+     */
+    @Test
+    void aMissingTargetDatabaseFailsTheTaskWithTheReasonInItsStatus()
+            throws Exception
+    {
+        DebeziumTopic lost = new DebeziumTopic("it", "public", "lost", List.of("id"), DOC_COLUMNS);
+        connect.kafka().createTopic(lost.topic(), 1);
+        String database = "pgsink_gone_" + schema.name();
+        String url = schema.server().jdbcUrl().replaceFirst("/[^/?]*(\\?|$)", "/" + database + "$1");
+        schema.execute("CREATE DATABASE " + database);
+        try {
+            try (Connection connection = DriverManager.getConnection(url, schema.server().properties()); Statement statement = connection.createStatement()) {
+                statement.execute("CREATE TABLE lost " + DOCS_TABLE);
+            }
+            Map<String, String> config = connector("lost", lost.topic(), "public.${table}", 1);
+            config.put("target.url", url);
+            config.put("offsets.schema", "public");
+            startConnector("lost", config, 1);
+            lost.insert(producer, 0, lost.row("id", 1L, "title", "t", "body", "b"));
+            await("the first row").until(() -> {
+                try (Connection connection = DriverManager.getConnection(url, schema.server().properties()); Statement statement = connection.createStatement();
+                        ResultSet rows = statement.executeQuery("SELECT count(*) FROM lost")) {
+                    return rows.next() && rows.getLong(1) == 1;
+                }
+            });
+            schema.execute("DROP DATABASE " + database + " WITH (FORCE)");
+            lost.insert(producer, 0, lost.row("id", 2L, "title", "t", "body", "b"));
+            connect.assertions().assertConnectorIsRunningAndTasksHaveFailed("lost", 1, "the task did not fail");
+            String trace = connect.connectorStatus("lost").tasks().get(0).trace();
+            assertThat(trace)
+                    .contains("org.apache.kafka.connect.errors.ConnectException: lost - ")
+                    .contains("database \"" + database + "\" does not exist")
+                    .contains("[SQLState 3D000]")
+                    .doesNotContain("RetriableException");
+            connect.deleteConnector("lost");
+        }
+        finally {
+            schema.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+        }
+    }
+
+    /**
+     * {@code PUT /connector-plugins/.../config/validate} reports one problem per key: a value
+     * Connect cannot parse once, and, for a configuration without such problems, what the target
+     * lacks (as {@code pgsink check} finds it) on the key to fix.
+     */
+    @Test
+    void validateReportsConfigurationAndTargetProblemsOnTheirKeys()
+            throws Exception
+    {
+        Map<String, String> config = connector("validated", "it.public.vdocs", schema.name() + ".${topic}", 1);
+        config.put("name", "validated");
+        config.put("flush.max.events", "abc");
+        assertThat(validationErrors(config)).isEqualTo(Map.of("flush.max.events", List.of("Invalid value abc for configuration flush.max.events: Not a number of type LONG")));
+
+        config.remove("flush.max.events");
+        // fine as it is, the target table created: nothing to report
+        schema.execute("CREATE TABLE it_public_vdocs " + DOCS_TABLE);
+        assertThat(validationErrors(config)).isEmpty();
+
+        Map<String, String> missingDatabase = new HashMap<>(config);
+        String database = "pgsink_no_such_database_" + schema.name();
+        missingDatabase.put("target.url", schema.server().jdbcUrl().replaceFirst("/[^/?]*(\\?|$)", "/" + database + "$1"));
+        Map<String, List<String>> errors = validationErrors(missingDatabase);
+        assertThat(errors).containsOnlyKeys("target.url");
+        assertThat(errors.get("target.url")).singleElement().asString().contains(database).contains("SQLState 3D000").contains("create it or fix target.url");
+
+        // a user without privileges on the offsets table's schema and the target table
+        String role = "pgsink_validate_" + schema.name();
+        schema.execute("CREATE ROLE " + role + " LOGIN");
+        try {
+            Map<String, String> unprivileged = new HashMap<>(config);
+            unprivileged.put("target.url", schema.server().jdbcUrl().replaceFirst("\\?.*", ""));
+            unprivileged.put("target.user", role);
+            errors = validationErrors(unprivileged);
+            assertThat(errors).containsOnlyKeys("offsets.table", "target.table.name.format");
+            assertThat(errors.get("offsets.table")).singleElement().asString().startsWith("offsets table \"" + schema.name() + "\".\"pgsink_offsets\"");
+            assertThat(errors.get("target.table.name.format")).singleElement().asString()
+                    .isEqualTo("table \"" + schema.name() + "\".\"it_public_vdocs\" lacks the privilege(s) USAGE on schema " + schema.name() + ", SELECT, INSERT, DELETE"
+                            + " (the sink needs SELECT, INSERT and DELETE on the table and USAGE on its schema)");
+        }
+        finally {
+            schema.execute("DROP ROLE " + role);
+        }
+        // a target table that is missing, without schema.evolution=add-columns
+        schema.execute("DROP TABLE it_public_vdocs");
+        errors = validationErrors(config);
+        assertThat(errors).containsOnlyKeys("target.table.name.format");
+        assertThat(errors.get("target.table.name.format")).singleElement().asString().contains("it_public_vdocs\" does not exist: create it");
+    }
+
+    private Map<String, List<String>> validationErrors(Map<String, String> config)
+    {
+        ConfigInfos result = connect.validateConnectorConfig(PgsinkSinkConnector.class.getSimpleName(), config);
+        Map<String, List<String>> errors = new TreeMap<>();
+        for (ConfigInfo info : result.configs()) {
+            if (!info.configValue().errors().isEmpty()) {
+                errors.put(info.configValue().name(), info.configValue().errors());
+            }
+        }
+        return errors;
+    }
+
+    /**
+     * Scale-out: two workers, a topic of four partitions, two tasks; one worker is stopped while
+     * changes stream in (its task moves to the other worker at the rebalance), and the target ends
+     * equal to the source, every partition's position stored.
+     */
+    @Test
+    void twoWorkersShareTheTasksAndALeavingWorkerLosesNothing()
+            throws Exception
+    {
+        WorkerHandle second = connect.addWorker();
+        await("two workers").until(() -> connect.healthyWorkers().size() == 2);
+        DebeziumTopic scaled = new DebeziumTopic("it", "public", "scaled", List.of("id"), DOC_COLUMNS);
+        connect.kafka().createTopic(scaled.topic(), 4);
+        schema.execute("CREATE TABLE scaled " + DOCS_TABLE);
+        Map<String, String> config = connector("scaled", scaled.topic(), schema.name() + ".${table}", 2);
+        config.put("flush.max.events", "200");
+        startConnector("scaled", config, 2);
+        await("a task on each worker").untilAsserted(() -> assertThat(connect.connectorStatus("scaled").tasks().stream().map(task -> task.workerId()).distinct()).hasSize(2));
+
+        Map<Long, List<String>> expected = new TreeMap<>();
+        Random random = new Random(20);
+        for (int chunk = 0; chunk < 8; chunk++) {
+            for (int i = 0; i < 250; i++) {
+                long id = random.nextInt(1500);
+                if (expected.containsKey(id) && random.nextInt(5) == 0) {
+                    scaled.delete(producer, (int) (id % 4), scaled.row("id", id));
+                    expected.remove(id);
+                }
+                else {
+                    String title = "title " + random.nextInt();
+                    scaled.update(producer, (int) (id % 4), null, scaled.row("id", id, "title", title, "body", "body " + id));
+                    expected.put(id, List.of(String.valueOf(id), title, "body " + id));
+                }
+            }
+            if (chunk == 3) {
+                // mid-stream, once both tasks have applied changes: the second worker goes
+                await("both tasks applying").untilAsserted(() -> assertThat(query("SELECT count(DISTINCT source_partition) FROM pgsink_offsets WHERE sink_name = 'scaled'"))
+                        .containsExactly(List.of("4")));
+                connect.removeWorker(second);
+                await("one worker").until(() -> connect.healthyWorkers().size() == 1);
+            }
+        }
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("scaled", 2, "both tasks did not run on the remaining worker");
+        await("the target equal to the source").untilAsserted(() -> {
+            Map<Long, List<String>> actual = new TreeMap<>();
+            for (List<String> row : query("SELECT id::text, title, body FROM scaled")) {
+                actual.put(Long.parseLong(row.get(0)), row);
+            }
+            List<Long> missing = expected.keySet().stream().filter(id -> !actual.containsKey(id)).limit(20).toList();
+            List<Long> extra = actual.keySet().stream().filter(id -> !expected.containsKey(id)).limit(20).toList();
+            List<Long> differing = expected.keySet().stream().filter(id -> actual.containsKey(id) && !actual.get(id).equals(expected.get(id))).limit(20).toList();
+            assertThat(missing).as("missing rows (of %s expected, %s in the target)", expected.size(), actual.size()).isEmpty();
+            assertThat(extra).as("rows the source deleted").isEmpty();
+            assertThat(differing).as("rows with other values").isEmpty();
+        });
+        Map<String, String> positions = new TreeMap<>();
+        scaled.lastOffsets().forEach((partition, offset) -> positions.put(scaled.topic() + "-" + partition, String.valueOf(offset)));
+        awaitRows("SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = 'scaled' ORDER BY 1", toRows(positions));
+        connect.deleteConnector("scaled");
+    }
+
+    /** A number the connector's task reports through Connect's plugin metrics, read over JMX. */
+    private static long taskMetric(String connector, String name)
+            throws Exception
+    {
+        return ((Number) taskAttribute(connector, name)).longValue();
+    }
+
+    private static Object taskAttribute(String connector, String name)
+            throws Exception
+    {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        List<ObjectName> names = new ArrayList<>(server.queryNames(new ObjectName("kafka.connect:type=plugins,connector=" + connector + ",*"), null));
+        for (ObjectName objectName : names) {
+            try {
+                return server.getAttribute(objectName, name);
+            }
+            catch (AttributeNotFoundException e) {
+                // another plugin's metrics
+            }
+        }
+        throw new AssertionError("no MBean of connector " + connector + " has " + name + ": " + names);
     }
 
     /** A row the target refuses stops the task with a message naming where and why; with errors.tolerance=all it goes to the dead-letter queue. */

@@ -3,11 +3,13 @@ package io.pgsink.connector.kafka;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.storage.SimpleHeaderConverter;
 import org.jetbrains.annotations.Nullable;
 
 import java.util.HashMap;
@@ -62,6 +64,8 @@ final class DebeziumTopic
     private final Schema envelopeSchema;
     private final JsonConverter keys = converter(true);
     private final JsonConverter values = converter(false);
+    /** Connect's default header converter, which a Debezium source connector's worker writes headers with. */
+    private final SimpleHeaderConverter headers = new SimpleHeaderConverter();
     private final Map<Integer, Long> lastOffsets = new HashMap<>();
     private long lsn = 100_000;
     private long transaction = 700;
@@ -154,6 +158,33 @@ final class DebeziumTopic
         send(producer, partition, key, null);
     }
 
+    /**
+     * The first half of a primary-key change: the delete of the old key, marked with the new key
+     * ({@code __debezium.newkey}), and, with {@code tombstone}, the tombstone after it, marked alike.
+     */
+    void keyChangeDelete(KafkaProducer<byte[], byte[]> producer, int partition, Struct before, Struct newKeyRow, boolean tombstone)
+    {
+        Struct key = keyOf(before);
+        RecordHeaders marks = keyHeader("__debezium.newkey", newKeyRow);
+        send(producer, partition, key, envelope("d", before, null, "false"), marks);
+        if (tombstone) {
+            send(producer, partition, key, null, marks);
+        }
+    }
+
+    /** The second half of a primary-key change: the create of the new key, marked with the old key ({@code __debezium.oldkey}). */
+    void keyChangeCreate(KafkaProducer<byte[], byte[]> producer, int partition, Struct after, Struct oldKeyRow)
+    {
+        send(producer, partition, keyOf(after), envelope("c", null, after, "false"), keyHeader("__debezium.oldkey", oldKeyRow));
+    }
+
+    private RecordHeaders keyHeader(String name, Struct row)
+    {
+        RecordHeaders marks = new RecordHeaders();
+        marks.add(name, headers.fromConnectHeader(topic, name, keySchema, keyOf(row)));
+        return marks;
+    }
+
     void truncate(KafkaProducer<byte[], byte[]> producer, int partition)
     {
         send(producer, partition, null, envelope("t", null, null, "false"));
@@ -205,10 +236,15 @@ final class DebeziumTopic
 
     private void send(KafkaProducer<byte[], byte[]> producer, int partition, @Nullable Struct key, @Nullable Struct value)
     {
+        send(producer, partition, key, value, new RecordHeaders());
+    }
+
+    private void send(KafkaProducer<byte[], byte[]> producer, int partition, @Nullable Struct key, @Nullable Struct value, RecordHeaders recordHeaders)
+    {
         byte[] keyBytes = key == null ? null : keys.fromConnectData(topic, keySchema, key);
         byte[] valueBytes = value == null ? null : values.fromConnectData(topic, envelopeSchema, value);
         try {
-            RecordMetadata written = producer.send(new ProducerRecord<>(topic, partition, keyBytes, valueBytes)).get(30, TimeUnit.SECONDS);
+            RecordMetadata written = producer.send(new ProducerRecord<>(topic, partition, null, keyBytes, valueBytes, recordHeaders)).get(30, TimeUnit.SECONDS);
             lastOffsets.merge(partition, written.offset(), Math::max);
         }
         catch (InterruptedException e) {

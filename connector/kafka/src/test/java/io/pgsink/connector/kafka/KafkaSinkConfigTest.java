@@ -161,7 +161,12 @@ class KafkaSinkConfigTest
         assertThat(errors.get("buffer.max.bytes")).noneMatch(message -> message.contains("not a whole number"));
         assertThat(errors.get("copy.quote")).singleElement().asString().isEqualTo("Invalid value '''' for configuration copy.quote: must be exactly one character");
 
-        assertThat(new PgsinkSinkConnector().validate(connectorConfig()).configValues()).allSatisfy(value -> assertThat(value.errorMessages()).isEmpty());
+        // a valid configuration is then checked against the target: one that cannot be reached is one problem, on target.url
+        Map<String, String> unreachable = connectorConfig();
+        unreachable.put("target.url", "jdbc:postgresql://127.0.0.1:1/dw?connectTimeout=1");
+        Map<String, List<String>> targetErrors = validationErrors(unreachable);
+        assertThat(targetErrors).containsOnlyKeys("target.url");
+        assertThat(targetErrors.get("target.url")).singleElement().asString().startsWith("cannot connect or query: ").contains("(SQLState 08001)").doesNotContain("s3cret");
     }
 
     /** The connector's own keys, with type and default, and the shared keys that read differently here. */
@@ -175,7 +180,8 @@ class KafkaSinkConfigTest
         assertThat(table).containsExactly(
                 Map.entry("delete.on.tombstone", "BOOLEAN 'false'"),
                 Map.entry("flattened.metadata.prefix", "STRING '__'"),
-                Map.entry("unavailable.value.placeholder", "STRING '__debezium_unavailable_value'"));
+                Map.entry("unavailable.value.placeholder", "STRING '__debezium_unavailable_value'"),
+                Map.entry("key.change.wait.ms", "LONG '30000'"));
         List<String> differing = new ArrayList<>();
         for (int i = 0; i < SinkConfig.KEYS.size(); i++) {
             if (!KafkaSinkConfig.CONNECT_KEYS.get(i).equals(SinkConfig.KEYS.get(i))) {

@@ -185,6 +185,89 @@ class PgsinkSinkTaskIT
         assertThat(query("SELECT id, status FROM orders ORDER BY id")).containsExactly(List.of("2", "shipped"), List.of("4", "paid"));
     }
 
+    /** The tombstone Debezium writes after the delete of a key change, with the delete's header. */
+    private SinkRecord keyChangeTombstone(long id, long newId, TopicPartition partition, long offset)
+    {
+        SinkRecord record = new SinkRecord(partition.topic(), partition.partition(), KEY, orders.key(id), null, null, offset);
+        record.headers().add(KeyChangeHeaders.NEW_KEY, orders.key(newId), KEY);
+        return record;
+    }
+
+    /**
+     * The delete of a key change whose create has not come yet is held back, across puts and
+     * flushes: not applied, its offset not committed, so that the create, when it comes, takes
+     * the unsent values from the old row. The records after the delete in its partition wait
+     * (given back to Connect, the partition paused) until the create comes.
+     */
+    @Test
+    void theDeleteOfAKeyChangeWaitsForItsCreateAcrossPutsAndFlushes()
+            throws SQLException
+    {
+        schema.execute("INSERT INTO orders VALUES (1, 'shipped'), (5, 'paid')");
+        TestingSinkTaskContext context = new TestingSinkTaskContext(properties(Map.of("delete.on.tombstone", "true")), null);
+        PgsinkSinkTask task = start(context);
+        task.open(List.of(P0, P1));
+        task.put(List.of(order("c", 3, "new", P0, 0), keyChange("d", 1, 2, P0, 1)));
+        // a flush comes between the delete and its create: the delete is not applied, nor is its offset committed
+        assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(2)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(1)));
+        assertThat(query("SELECT id, status FROM orders ORDER BY id")).containsExactly(List.of("1", "shipped"), List.of("3", "new"), List.of("5", "paid"));
+        assertThat(context.timeout).as("a call when the wait ends").isBetween(1L, 30_000L);
+
+        // the tombstone joins the held delete; another record of its partition comes again after the hold
+        task.put(List.of(keyChangeTombstone(1, 2, P0, 2), order("c", 4, "new", P0, 3), order("c", 9, "new", P0, 4), order("c", 6, "new", P1, 0)));
+        assertThat(context.rewinds).isEqualTo(Map.of(P0, 3L));
+        assertThat(context.paused).containsExactly(P0);
+        assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(5), P1, new OffsetAndMetadata(1)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(1), P1, new OffsetAndMetadata(1)));
+        assertThat(query("SELECT id FROM orders ORDER BY id")).containsExactly(List.of("1"), List.of("3"), List.of("5"), List.of("6"));
+
+        // the create, from another partition, ends the hold
+        task.put(List.of(keyChange("c", 2, 1, P1, 1)));
+        assertThat(context.paused).isEmpty();
+        // Connect hands the partition's records again from the rewind
+        task.put(List.of(order("c", 4, "new", P0, 3), order("c", 9, "new", P0, 4)));
+        assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(5), P1, new OffsetAndMetadata(2)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(5), P1, new OffsetAndMetadata(2)));
+        assertThat(query("SELECT id, status FROM orders ORDER BY id"))
+                .containsExactly(List.of("2", "shipped"), List.of("3", "new"), List.of("4", "new"), List.of("5", "paid"), List.of("6", "new"), List.of("9", "new"));
+
+        // in one partition, split across puts: delete, tombstone, create
+        task.put(List.of(keyChange("d", 5, 7, P0, 5)));
+        task.preCommit(Map.of(P0, new OffsetAndMetadata(6)));
+        task.put(List.of(keyChangeTombstone(5, 7, P0, 6)));
+        task.preCommit(Map.of(P0, new OffsetAndMetadata(7)));
+        assertThat(query("SELECT count(*) FROM orders WHERE id = 5")).containsExactly(List.of("1"));
+        task.put(List.of(keyChange("c", 7, 5, P0, 7)));
+        assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(8)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(8)));
+        assertThat(query("SELECT id, status FROM orders WHERE id IN (5, 7)")).containsExactly(List.of("7", "paid"));
+        assertThat(query("SELECT source_offset FROM pgsink_offsets WHERE sink_name = 'orders-sink' AND source_partition = '" + TOPIC + "-0'")).containsExactly(List.of("7"));
+    }
+
+    /**
+     * A held delete whose create does not come within key.change.wait.ms is applied alone; a
+     * create coming after that fails, saying that the key change's delete was applied first.
+     */
+    @Test
+    void aDeleteWhoseCreateDoesNotComeInTimeIsAppliedAndTheLateCreateSaysWhy()
+            throws SQLException
+    {
+        schema.execute("INSERT INTO orders VALUES (1, 'shipped')");
+        TestingSinkTaskContext context = new TestingSinkTaskContext(properties(Map.of("key.change.wait.ms", "200")), null);
+        PgsinkSinkTask task = start(context);
+        task.open(List.of(P0, P1));
+        task.put(List.of(keyChange("d", 1, 2, P0, 0)));
+        Awaitility.await("the held delete to be applied").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+            task.put(List.of());
+            assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(1)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(1)));
+        });
+        assertThat(query("SELECT count(*) FROM orders")).containsExactly(List.of("0"));
+        task.put(List.of(keyChange("c", 2, 1, P1, 0)));
+        assertThat(task.preCommit(Map.of(P1, new OffsetAndMetadata(1)))).isEmpty();
+        assertThatThrownBy(() -> task.put(List.of()))
+                .isInstanceOf(ConnectException.class)
+                .hasMessageContaining("Cannot apply changes to \"" + schema.name() + "\".\"orders\": the source did not send unchanged TOAST values of the new rows of primary-key changes, "
+                        + "and the target no longer has the old rows to take them from: key (2) column(s) [status] moved from key (1). "
+                        + "The delete of each key change was applied before its create, in an earlier flush");
+    }
+
     @Test
     void buffersUntilThePolicyFlushesAndCommitsOnlyAppliedOffsets()
             throws SQLException
@@ -390,6 +473,20 @@ class PgsinkSinkTaskIT
                 .isInstanceOf(ConnectException.class)
                 .isNotInstanceOf(RetriableException.class)
                 .hasMessageContaining("does not exist [SQLState 28000]. What to do: the server refused the login: check target.user and target.password");
+    }
+
+    /** A target table that does not exist, without schema.evolution=add-columns, fails the task (not retried), naming the table and what to do. */
+    @Test
+    void aMissingTargetTableFailsTheTask()
+    {
+        TestingSinkTaskContext context = new TestingSinkTaskContext(properties(Map.of("target.table.name.format", schema.name() + ".no_such_${table}", "flush.max.events", "1")), null);
+        PgsinkSinkTask task = start(context);
+        task.open(List.of(P0));
+        assertThatThrownBy(() -> task.put(List.of(order("c", 1, "new", P0, 0))))
+                .isInstanceOf(ConnectException.class)
+                .isNotInstanceOf(RetriableException.class)
+                .hasMessageContaining("no_such_orders")
+                .hasMessageContaining("schema.evolution");
     }
 
     @Test

@@ -4,12 +4,9 @@ import io.debezium.connector.postgresql.PostgresConnectorConfig.AutoCreateMode;
 import io.pgsink.connector.standalone.load.SourceCatalog;
 import io.pgsink.core.ColumnSelection;
 import io.pgsink.core.ConfigProblem;
-import io.pgsink.core.SessionReplicationRole;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.TableId;
-import io.pgsink.core.TargetDialect;
-import io.pgsink.merge.SessionReplicationRoles;
-import io.pgsink.merge.TargetConnector;
+import io.pgsink.merge.TargetCheck;
 import org.intellij.lang.annotations.Language;
 
 import java.sql.Connection;
@@ -19,11 +16,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 import static java.util.Objects.requireNonNull;
 
@@ -76,30 +71,9 @@ final class Checker
               AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
             ORDER BY n.nspname, c.relname""";
 
-    @Language("SQL")
-    private static final String COLUMNS = """
-            SELECT a.attname
-            FROM pg_catalog.pg_attribute a
-            WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped
-            ORDER BY a.attnum""";
-
-    @Language("SQL")
-    private static final String TARGET_TABLE = """
-            SELECT c.oid,
-                   EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND i.indisprimary),
-                   has_table_privilege(c.oid, 'INSERT'), has_table_privilege(c.oid, 'DELETE'),
-                   has_table_privilege(c.oid, 'SELECT'), has_table_privilege(c.oid, 'TRUNCATE'),
-                   has_schema_privilege(n.oid, 'USAGE'), has_table_privilege(c.oid, 'UPDATE'),
-                   current_setting('server_version_num')::int >= 150000
-            FROM pg_catalog.pg_class c
-            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p')""";
-
     private final StandaloneConfig config;
     private final SourceDatabase source;
     private final List<Result> results = new ArrayList<>();
-    // whether the service starts with pgsink's initial load, which empties every target table with TRUNCATE first
-    private boolean initialLoadPending;
 
     Checker(StandaloneConfig config)
     {
@@ -237,7 +211,7 @@ final class Checker
                     continue;
                 }
                 TableId id = TableId.of(schema, table);
-                captured.put(id, writtenColumns(id, columns(connection, rows.getLong(3))));
+                captured.put(id, writtenColumns(id, TargetCheck.columns(connection, rows.getLong(3))));
                 String replicaIdentity = rows.getString(4);
                 boolean primaryKey = rows.getBoolean(5);
                 if (!rows.getBoolean(6)) {
@@ -289,163 +263,20 @@ final class Checker
         }
     }
 
-    private static List<String> columns(Connection connection, long oid)
-            throws SQLException
-    {
-        List<String> columns = new ArrayList<>();
-        try (PreparedStatement statement = connection.prepareStatement(COLUMNS)) {
-            statement.setLong(1, oid);
-            try (ResultSet rows = statement.executeQuery()) {
-                while (rows.next()) {
-                    columns.add(rows.getString(1));
-                }
-            }
-        }
-        return columns;
-    }
-
     private void checkTarget(Map<TableId, List<String>> captured)
     {
         SinkConfig sink = config.sink();
         String subject = "target " + sink.targetUrl();
-        try (Connection connection = TargetConnector.fromConfig(sink, SessionReplicationRole.ORIGIN).connect()) {
-            try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery("SELECT current_user, version()")) {
-                rows.next();
-                add(Status.OK, subject, "connected as " + rows.getString(1) + " to " + rows.getString(2));
-            }
-            Optional<String> roleProblem = SessionReplicationRoles.problem(connection, sink.sessionReplicationRole());
-            if (roleProblem.isPresent()) {
-                add(Status.FAIL, subject, roleProblem.get());
-            }
-            else if (sink.sessionReplicationRole() == SessionReplicationRole.REPLICA) {
-                add(Status.OK, subject, "the user may set session_replication_role = replica (target.session.replication.role): ordinary triggers, rules and foreign-key checks do not fire on applied changes");
-            }
-            try (Statement statement = connection.createStatement();
-                    ResultSet rows = statement.executeQuery("SELECT has_database_privilege(current_database(), 'TEMPORARY'), current_database(), current_user")) {
-                rows.next();
-                if (!rows.getBoolean(1)) {
-                    // every flush stages its rows in temporary tables
-                    add(Status.FAIL, subject, "the user lacks the TEMPORARY privilege on database " + rows.getString(2) + ", needed for the staging tables of each flush: GRANT TEMPORARY ON DATABASE "
-                            + rows.getString(2) + " TO " + rows.getString(3));
-                }
-            }
-            checkOffsetsTable(connection, subject);
-            for (Map.Entry<TableId, List<String>> entry : captured.entrySet()) {
-                checkTargetTable(connection, subject, entry.getKey(), entry.getValue());
-            }
-        }
-        catch (SQLException e) {
-            add(Status.FAIL, subject, "cannot connect or query: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")");
-        }
-    }
-
-    private void checkOffsetsTable(Connection connection, String subject)
-            throws SQLException
-    {
-        SinkConfig sink = config.sink();
-        String offsets = TableId.of(sink.offsetsSchema(), sink.offsetsTable()).toString();
-        try (PreparedStatement statement = connection.prepareStatement(
-                "SELECT c.oid, has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE') FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ?")) {
-            statement.setString(1, sink.offsetsSchema());
-            statement.setString(2, sink.offsetsTable());
-            try (ResultSet rows = statement.executeQuery()) {
-                if (rows.next()) {
-                    if (!rows.getBoolean(2)) {
-                        add(Status.FAIL, subject, "offsets table " + offsets + " exists but the user may not SELECT, INSERT and UPDATE it");
-                        return;
-                    }
-                    try (PreparedStatement positions = connection.prepareStatement("SELECT count(*) FROM " + offsets + " WHERE sink_name = ?")) {
-                        positions.setString(1, sink.sinkName());
-                        try (ResultSet count = positions.executeQuery()) {
-                            count.next();
-                            long stored = count.getLong(1);
-                            initialLoadPending = stored == 0 && config.copyLoad();
-                            add(Status.OK, subject, "offsets table " + offsets + " exists" + (stored == 0
-                                    ? "; nothing stored for sink " + sink.sinkName() + " yet, so the service starts with its initial load (source.snapshot.mode)"
-                                    : " with " + stored + " stored position(s) of sink " + sink.sinkName() + ": streaming resumes there"));
-                        }
-                    }
-                    return;
-                }
-            }
-        }
-        initialLoadPending = config.copyLoad();
-        try (PreparedStatement statement = connection.prepareStatement("SELECT has_schema_privilege(?, 'CREATE')")) {
-            statement.setString(1, sink.offsetsSchema());
-            try (ResultSet rows = statement.executeQuery()) {
-                rows.next();
-                add(rows.getBoolean(1) ? Status.OK : Status.FAIL, subject, "offsets table " + offsets + (rows.getBoolean(1) ? " will be created" : " is missing and the user may not create it in schema " + sink.offsetsSchema()));
-            }
-        }
-        catch (SQLException e) {
-            add(Status.FAIL, subject, "offsets table " + offsets + " is missing and its schema " + sink.offsetsSchema() + " does not exist");
-        }
-    }
-
-    private void checkTargetTable(Connection connection, String subject, TableId sourceTable, List<String> sourceColumns)
-            throws SQLException
-    {
-        TableId target = config.sink().tableNameFormat().targetOf(sourceTable);
-        String name = "table " + target + (target.equals(sourceTable) ? "" : " (for " + sourceTable + ")");
-        try (PreparedStatement statement = connection.prepareStatement(TARGET_TABLE)) {
-            statement.setString(1, target.schema());
-            statement.setString(2, target.table());
-            try (ResultSet rows = statement.executeQuery()) {
-                boolean evolves = config.sink().evolvesSchema();
-                if (!rows.next()) {
-                    if (evolves) {
-                        add(Status.OK, subject, name + " does not exist yet and will be created from the source table (schema.evolution=add-columns)");
-                    }
-                    else {
-                        add(Status.FAIL, subject, name + " does not exist: create it with the source table's columns and primary key, or set schema.evolution=add-columns");
-                    }
-                    return;
-                }
-                Set<String> missing = new LinkedHashSet<>(sourceColumns);
-                missing.removeAll(columns(connection, rows.getLong(1)));
-                List<String> problems = new ArrayList<>();
-                if (!missing.isEmpty() && evolves) {
-                    add(Status.OK, subject, name + " lacks source column(s) " + missing + ", which will be added (schema.evolution=add-columns)");
-                }
-                else if (!missing.isEmpty()) {
-                    problems.add("lacks source column(s) " + missing + " (add them, or set schema.evolution=add-columns)");
-                }
-                if (!rows.getBoolean(2) && !config.sink().appendOnlyWithoutKey()) {
-                    problems.add("has no primary key");
-                }
-                List<String> lacking = new ArrayList<>();
-                if (!rows.getBoolean(7)) {
-                    lacking.add("USAGE on schema " + target.schema());
-                }
-                if (!rows.getBoolean(5)) {
-                    lacking.add("SELECT");
-                }
-                if (!rows.getBoolean(3)) {
-                    lacking.add("INSERT");
-                }
-                if (!rows.getBoolean(4)) {
-                    lacking.add("DELETE");
-                }
-                if (!rows.getBoolean(6) && initialLoadPending) {
-                    lacking.add("TRUNCATE");
-                }
-                if (!lacking.isEmpty()) {
-                    problems.add("lacks the privilege(s) " + String.join(", ", lacking) + " (the sink needs SELECT, INSERT and DELETE on the table and USAGE on its schema"
-                            + (initialLoadPending ? "; the initial load, which runs first, empties the table with TRUNCATE" : "") + ")");
-                }
-                if (!problems.isEmpty()) {
-                    add(Status.FAIL, subject, name + " " + String.join(", ", problems));
-                }
-                else if (!rows.getBoolean(6)) {
-                    add(Status.WARN, subject, name + " is ready, but the user may not TRUNCATE it, so a source truncate would fail");
-                }
-                else if (!rows.getBoolean(8) && rows.getBoolean(9) && config.sink().targetDialect() != TargetDialect.GREENPLUM) {
-                    add(Status.WARN, subject, name + " is ready, but the user may not UPDATE it, so flushes delete and re-insert changed rows instead of merging them in place (slower): GRANT UPDATE ON " + name + " TO <the sink's user>");
-                }
-                else {
-                    add(Status.OK, subject, name + " is ready");
-                }
-            }
+        List<TargetCheck.Table> tables = new ArrayList<>();
+        captured.forEach((source, columns) -> tables.add(new TargetCheck.Table(sink.tableNameFormat().targetOf(source), Optional.of(source), columns)));
+        TargetCheck check = new TargetCheck(sink, ", so the service starts with its initial load (source.snapshot.mode)", config.copyLoad());
+        for (TargetCheck.Finding finding : check.run(tables)) {
+            Status status = switch (finding.status()) {
+                case OK -> Status.OK;
+                case WARN -> Status.WARN;
+                case FAIL -> Status.FAIL;
+            };
+            add(status, subject, finding.message());
         }
     }
 
