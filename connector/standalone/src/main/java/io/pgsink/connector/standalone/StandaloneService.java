@@ -150,7 +150,8 @@ public final class StandaloneService
         BufferedSink sink;
         MergeApplier applier = null;
         try {
-            applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics()).build();
+            applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics())
+                    .sourceColumns(SourceCatalogColumns.atStart(new SourceDatabase(config.debezium()))).build();
             // claimed once per service: a restarted engine keeps the generation, so that of two
             // services with one sink.name the one started last writes
             if (generation == 0) {

@@ -162,6 +162,134 @@ abstract class AbstractSchemaChangesTest
                 .containsExactly(List.of("n", "42"), List.of("s", "'it''s'::text"), List.of("d", "'2024-02-29'::date"), List.of("m", "12.500::numeric(8,3)"), List.of("f", "true"));
     }
 
+    /**
+     * A column added with a stable function default ({@code now()}) holds one value in every row
+     * that existed before: the source catalog has it ({@code attmissingval}), the target gets it.
+     * One added with a volatile default ({@code random()}) holds a value per row that nothing
+     * carries to the sink: it stops naming table, column and what to do, and goes on once the
+     * column is in the target.
+     */
+    @Test
+    void columnsAddedWithAFunctionDefaultHoldTheSourceValuesOrStop()
+            throws Exception
+    {
+        source.execute(
+                "CREATE TABLE public.functions (id int PRIMARY KEY, a text)",
+                "INSERT INTO public.functions SELECT g, 'a' || g FROM generate_series(1, 5) g");
+        Map<String, String> properties = configuration("public.functions");
+        RunningService running = RunningService.start(properties);
+        try {
+            awaitEqual(running, "SELECT id, a FROM public.functions ORDER BY id");
+            source.execute(
+                    "ALTER TABLE public.functions ADD COLUMN t timestamptz DEFAULT now(), ADD COLUMN u text DEFAULT current_user",
+                    "INSERT INTO public.functions (id, a) VALUES (6, 'a6')");
+            awaitEqual(running, "SELECT id, a, t, u FROM public.functions ORDER BY id");
+            // the target column has no default: the value was the one of the moment it was added
+            assertThat(target.query("SELECT count(*) FROM pg_attrdef WHERE adrelid = 'public.functions'::regclass")).containsExactly(List.of("0"));
+
+            source.execute(
+                    "ALTER TABLE public.functions ADD COLUMN r float8 DEFAULT random()",
+                    "INSERT INTO public.functions (id, a) VALUES (7, 'a7')");
+            Throwable failure = running.awaitFailure(CATCH_UP);
+            assertThat(failure).isInstanceOfSatisfying(SinkException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.SCHEMA_MISMATCH));
+            assertThat(failure.getMessage()).isEqualTo("Cannot add column(s) [r (float8 DEFAULT random())] of \"public\".\"functions\" to \"public\".\"functions\":"
+                    + " their default on the source is computed, not a constant, and was not evaluated once when they were added (a volatile default such as random()"
+                    + " or nextval() gives every row its own value), so rows that existed before hold values that no change event carries and the target cannot compute; add the column(s) to the target yourself (ALTER TABLE \"public\".\"functions\""
+                    + " ADD COLUMN ...), fill them with the source's values for the existing keys, and restart.");
+        }
+        finally {
+            running.service().close();
+        }
+        assertThat(target.query("SELECT count(*) FROM public.functions WHERE id = 7")).containsExactly(List.of("0"));
+
+        // as the message says: the column in the target with the source's values, then a restart
+        target.execute("ALTER TABLE public.functions ADD COLUMN r float8");
+        for (List<String> row : source.query("SELECT id, r FROM public.functions WHERE id <= 6")) {
+            target.execute("UPDATE public.functions SET r = " + row.get(1) + " WHERE id = " + row.get(0));
+        }
+        try (RunningService restarted = RunningService.start(properties)) {
+            source.execute("UPDATE public.functions SET a = 'changed' WHERE id = 1");
+            awaitEqual(restarted, "SELECT id, a, t, u, r FROM public.functions ORDER BY id");
+            restarted.assertRunning();
+        }
+    }
+
+    /**
+     * A renamed source column is renamed in the target (the source catalog tells it from a drop and
+     * an add: same attribute number); a column dropped and another added between two changes of the
+     * table stay a drop and an add.
+     */
+    @Test
+    void renamedColumnsAreRenamedInTheTarget()
+            throws Exception
+    {
+        source.execute(
+                "CREATE TABLE public.renamed (id int PRIMARY KEY, a text, k int, z int)",
+                "INSERT INTO public.renamed SELECT g, 'a' || g, g, g FROM generate_series(1, 5) g");
+        try (RunningService running = RunningService.start(configuration("public.renamed"))) {
+            awaitEqual(running, "SELECT id, a, k, z FROM public.renamed ORDER BY id");
+            source.execute(
+                    "ALTER TABLE public.renamed RENAME COLUMN a TO \"B b\"",
+                    "ALTER TABLE public.renamed RENAME COLUMN z TO y",
+                    "INSERT INTO public.renamed VALUES (6, 'a6', 6, 6)",
+                    "UPDATE public.renamed SET \"B b\" = 'changed' WHERE id = 2");
+            awaitEqual(running, "SELECT id, \"B b\", k, y FROM public.renamed ORDER BY id");
+            assertThat(columns(target)).isEqualTo(columns(source));
+
+            // a drop and an add between two changes: not a rename
+            source.execute(
+                    "ALTER TABLE public.renamed DROP COLUMN k",
+                    "ALTER TABLE public.renamed ADD COLUMN n int",
+                    "INSERT INTO public.renamed VALUES (7, 'a7', 7, 7)");
+            awaitEqual(running, "SELECT id, \"B b\", y, n FROM public.renamed ORDER BY id");
+            assertThat(target.query("SELECT id, k FROM public.renamed WHERE id IN (5, 7) ORDER BY id")).containsExactly(List.of("5", "5"), Arrays.asList("7", null));
+            running.assertRunning();
+        }
+        assertThat(columns(target)).containsExactly("id", "B b", "k", "y", "n");
+    }
+
+    /**
+     * A rename pgsink did not see happen (while it was stopped) cannot be told from a drop and an
+     * add: it stops, naming both ways to go on.
+     */
+    @Test
+    void aRenameWhileStoppedStopsTheSink()
+            throws Exception
+    {
+        source.execute(
+                "CREATE TABLE public.renamed (id int PRIMARY KEY, a text)",
+                "INSERT INTO public.renamed SELECT g, 'a' || g FROM generate_series(1, 3) g");
+        Map<String, String> properties = configuration("public.renamed");
+        try (RunningService running = RunningService.start(properties)) {
+            awaitEqual(running, "SELECT id, a FROM public.renamed ORDER BY id");
+        }
+        source.execute("ALTER TABLE public.renamed RENAME COLUMN a TO b", "INSERT INTO public.renamed VALUES (4, 'a4')");
+        RunningService running = RunningService.start(properties);
+        Throwable failure;
+        try {
+            failure = running.awaitFailure(CATCH_UP);
+        }
+        finally {
+            running.service().close();
+        }
+        assertThat(failure.getMessage()).isEqualTo("Cannot tell whether column(s) [b] of \"public\".\"renamed\" are column(s) [a] of \"public\".\"renamed\" renamed on the source,"
+                + " or were added while those were dropped: pgsink does not know which columns the source had before (the change happened while it was stopped, or a column is in the target only)."
+                + " If renamed, rename them in the target (ALTER TABLE \"public\".\"renamed\" RENAME COLUMN ... TO ...); if not, add them to the target yourself"
+                + " (ALTER TABLE \"public\".\"renamed\" ADD COLUMN ...); then restart.");
+        target.execute("ALTER TABLE public.renamed RENAME COLUMN a TO b");
+        try (RunningService restarted = RunningService.start(properties)) {
+            awaitEqual(restarted, "SELECT id, b FROM public.renamed ORDER BY id");
+            restarted.assertRunning();
+        }
+    }
+
+    private static List<String> columns(TestingDatabase database)
+            throws Exception
+    {
+        return database.query("SELECT attname FROM pg_attribute WHERE attrelid = 'public.renamed'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum")
+                .stream().map(row -> row.get(0)).toList();
+    }
+
     @Test
     void identifiersThatNeedQuotingWorkEndToEnd()
             throws Exception
