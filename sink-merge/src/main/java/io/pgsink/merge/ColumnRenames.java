@@ -122,12 +122,16 @@ final class ColumnRenames
             return Map.of();
         }
         Map<String, String> renames = new LinkedHashMap<>();
+        boolean unknownBefore = false;
         for (String old : vanished) {
             Integer number = recorded.numbers().get(old);
+            if (number == null && recorded.columns() == null) {
+                // not a source column when the sink started: in the target only, or renamed or dropped before
+                unknownBefore = true;
+                continue;
+            }
             if (number == null) {
-                throw ambiguous(current, target, vanished, appeared, recorded.columns() == null
-                        ? "pgsink does not know which columns the source had before (the change happened while it was stopped, or a column is in the target only)"
-                        : "the source catalog had changed again when the version with column " + old + " was read");
+                throw ambiguous(current, target, vanished, appeared, "the source catalog had changed again when the version with column " + old + " was read");
             }
             SourceAttribute now = byNumber.get(number);
             if (now != null && now.dropped()) {
@@ -137,6 +141,9 @@ final class ColumnRenames
                 throw ambiguous(current, target, vanished, appeared, "the source catalog changed again since (column " + old + " is neither dropped nor one of them there now)");
             }
             renames.put(old, now.name());
+        }
+        if (unknownBefore && !renames.values().containsAll(appeared)) {
+            throw ambiguous(current, target, vanished, appeared, "pgsink does not know which columns the source had before (the change happened while it was stopped, or a column is in the target only)");
         }
         return renames;
     }
