@@ -72,7 +72,7 @@ class SinkConfigTest
                 Map.entry("retry.backoff.max.ms", "LONG '30000'"));
         assertThat(SinkKeys.TARGET_DIALECT.type().choices()).containsExactly("auto", "postgresql", "greenplum");
         assertThat(SinkKeys.TARGET_UPDATE_MODE.type().choices()).containsExactly("auto", "delete-insert");
-        assertThat(SinkKeys.SCHEMA_EVOLUTION.type().choices()).containsExactly("none", "add-columns");
+        assertThat(SinkKeys.SCHEMA_EVOLUTION.type().choices()).containsExactly("none", "add-columns", "add-columns-and-widen");
         assertThat(SinkKeys.TABLES_WITHOUT_KEY.type().choices()).containsExactly("fail", "append-only");
         assertThat(SinkKeys.COPY_NUL_CHARACTER.type().choices()).containsExactly("fail", "strip");
         assertThat(SinkKeys.ERRORS_TOLERANCE.type().choices()).containsExactly("none", "all");

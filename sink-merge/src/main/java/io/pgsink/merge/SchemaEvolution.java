@@ -6,6 +6,7 @@ import io.pgsink.core.SinkException;
 import io.pgsink.core.SourceAttribute;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
+import org.jetbrains.annotations.Nullable;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -172,31 +173,49 @@ final class SchemaEvolution
     }
 
     /**
-     * Fails when a column's source type changed between two versions of the source schema to a
-     * type the target column does not have. Types unknown on either side are not compared.
+     * The {@code ALTER TABLE} statements that make the target hold {@code current}'s columns where
+     * {@code widen} allows ({@code schema.evolution=add-columns-and-widen}): a column whose source
+     * type the target column does not hold is changed to it when that loses nothing
+     * ({@link TypeWidening}), a NOT NULL the source column no longer has is dropped. Without
+     * {@code widen}, or for a change that is not safe, a column whose source type changed since
+     * {@code previous} to one the target column does not hold stops the sink. Types unknown on
+     * either side are not compared; nor, without {@code previous}, are types the target column
+     * does not hold unsafely (the target was made so).
      */
-    static void checkTypeChanges(TableSchema previous, TableSchema current, TargetTable target)
+    static List<String> typeChanges(@Nullable TableSchema previous, TableSchema current, TargetTable target, boolean widen)
     {
+        List<String> statements = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         for (ColumnSchema column : current.columns()) {
-            int index = previous.columnIndex(column.name()).orElse(-1);
-            if (index < 0) {
-                continue;
-            }
-            String before = previous.columns().get(index).typeName();
-            String after = column.typeName();
-            if (before.isEmpty() || after.isEmpty() || before.equalsIgnoreCase(after)) {
-                continue;
-            }
             TargetColumn targetColumn = target.column(column.name()).orElse(null);
-            if (targetColumn != null && !baseType(after).equals(targetColumn.encodingType())) {
-                problems.add(column.name() + " changed from " + before + " to " + after + " but is " + targetColumn.declaredType() + " in the target");
+            if (targetColumn == null) {
+                continue;
+            }
+            String alter = "ALTER TABLE " + Statements.qualified(target.id()) + " ALTER COLUMN " + quote(column.name());
+            if (widen && column.optional() && targetColumn.notNull() && !target.primaryKey().contains(column.name())) {
+                statements.add(alter + " DROP NOT NULL");
+            }
+            String after = column.typeName();
+            int index = previous == null ? -1 : previous.columnIndex(column.name()).orElse(-1);
+            String before = index < 0 ? "" : previous.columns().get(index).typeName();
+            boolean changed = !before.isEmpty() && !before.equalsIgnoreCase(after);
+            if (after.isEmpty() || (!changed && !widen)) {
+                continue;
+            }
+            TypeWidening.Verdict verdict = TypeWidening.compare(targetColumn, after);
+            if (verdict == TypeWidening.Verdict.WIDENS && widen) {
+                statements.add(alter + " TYPE " + after);
+            }
+            else if (verdict != TypeWidening.Verdict.HOLDS && changed) {
+                problems.add(column.name() + " changed from " + before + " to " + after + " but is " + targetColumn.declaredType() + " in the target"
+                        + (verdict == TypeWidening.Verdict.WIDENS ? " (a safe widening: schema.evolution=add-columns-and-widen applies it)" : ""));
             }
         }
         if (!problems.isEmpty()) {
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Incompatible type change in " + current.table() + ": " + String.join("; ", problems)
                     + ". Change the target column type (ALTER TABLE " + target.id() + " ALTER COLUMN ... TYPE ...) and restart the sink.");
         }
+        return statements;
     }
 
     /** {@code varchar(20)} → {@code varchar}, {@code int4[]} → {@code _int4}: the {@code pg_type.typname} of a declaration. */

@@ -28,7 +28,7 @@ import static java.util.Objects.requireNonNull;
  * The {@link TablePlan} of each source table for the schema version last seen, and the target
  * tables they were made for, as the catalog described them ({@link TargetCatalog}). A new source
  * schema version reads the target again and is checked against the previous one
- * ({@link SchemaEvolution#checkTypeChanges}); with {@code schema.evolution=add-columns}, missing
+ * ({@link SchemaEvolution#typeChanges}); with {@code schema.evolution=add-columns}, missing
  * target tables are created and new columns added first, committed at once so that the data
  * transaction starts with the target as the plan expects it. A renamed source column
  * ({@link ColumnRenames}) is renamed in the target by the data transaction itself
@@ -47,6 +47,7 @@ final class TablePlans
     private final CopyFormat format;
     private final boolean appendOnlyWithoutKey;
     private final boolean evolveSchema;
+    private final boolean widenTypes;
     private final StagingTables staging;
     private final Map<TableId, TargetTable> targets = new HashMap<>();
     private final Map<TableId, TablePlan> plans = new HashMap<>();
@@ -72,6 +73,7 @@ final class TablePlans
         this.format = config.copyFormat();
         this.appendOnlyWithoutKey = config.appendOnlyWithoutKey();
         this.evolveSchema = config.evolvesSchema();
+        this.widenTypes = config.widensColumns();
         this.staging = requireNonNull(staging, "staging is null");
     }
 
@@ -105,9 +107,7 @@ final class TablePlans
             // a new source schema version: the target may have changed too
             target = readTarget(connection, dialect, targetId, schema);
         }
-        if (previous != null) {
-            SchemaEvolution.checkTypeChanges(previous.source, schema, target);
-        }
+        List<String> alterations = SchemaEvolution.typeChanges(previous == null ? null : previous.source, schema, target, widenTypes);
         Optional<List<SourceAttribute>> catalog = Optional.empty();
         if (evolveSchema) {
             Map<String, String> renames = ColumnRenames.detect(recorded(schema.table()), schema, target, sourceColumns);
@@ -117,10 +117,11 @@ final class TablePlans
                 target = ColumnRenames.renamed(target, renames);
             }
             catalog = sourceColumns.read(schema.table());
-            List<String> additions = SchemaEvolution.addColumns(schema, target, byName(catalog), () -> hasRows(connection, targetId));
+            List<String> additions = new ArrayList<>(SchemaEvolution.addColumns(schema, target, byName(catalog), () -> hasRows(connection, targetId)));
+            additions.addAll(alterations);
             if (!additions.isEmpty()) {
                 SchemaEvolution.execute(connection, additions);
-                log.info("{} - added column(s) to {} for the new schema of {}", sinkName, targetId, schema.table());
+                log.info("{} - added or widened column(s) of {} for the new schema of {}: {}", sinkName, targetId, schema.table(), additions);
                 target = readTarget(connection, dialect, targetId, schema);
                 if (!renames.isEmpty()) {
                     // read within the transaction that will rename: the catalog shows the old names

@@ -5,6 +5,7 @@ import io.pgsink.copy.SqlFailures;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
+import io.pgsink.core.TableId;
 import org.intellij.lang.annotations.Language;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,6 +16,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Collection;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -32,6 +34,9 @@ import static java.util.Objects.requireNonNull;
  *     service was stopped): the changes since the stored position are lost to the slot; the
  *     message names slot and position and says how to recover ({@code pgsink reset}, then a new
  *     snapshot).</li>
+ * <li>under {@code publication.autocreate.mode=filtered}, with positions stored, a captured table
+ *     the publication lacks: created while the service streamed, its rows so far never streamed
+ *     ({@link PublicationGaps});</li>
  * <li>the slot lags behind the stored position (the service stopped between committing a batch
  *     and confirming it to the slot): confirmed up to it at once, so the server may free the WAL.</li>
  * </ul>
@@ -72,6 +77,12 @@ final class SourcePreflight
             boolean slotExists = source.slotExists(connection, false);
             if (!stored.isEmpty() && !slotExists) {
                 throw new SinkException(ErrorCode.CONFIG, missingSlot(stored.values()));
+            }
+            if (!stored.isEmpty() && source.publicationMode() == AutoCreateMode.FILTERED) {
+                List<TableId> missing = PublicationGaps.missing(connection, config.capturedTables(), source.publicationName());
+                if (!missing.isEmpty()) {
+                    throw new SinkException(ErrorCode.CONFIG, PublicationGaps.message(missing, source.publicationName()));
+                }
             }
             for (SourcePosition position : stored.values()) {
                 confirmUpTo(connection, position);

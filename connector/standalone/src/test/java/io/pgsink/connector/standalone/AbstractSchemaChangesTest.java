@@ -290,6 +290,95 @@ abstract class AbstractSchemaChangesTest
                 .stream().map(row -> row.get(0)).toList();
     }
 
+    /**
+     * {@code schema.evolution=add-columns-and-widen}: safe widenings and a dropped NOT NULL are
+     * applied to the target; {@code timestamp} to {@code timestamptz} is not safe and stops.
+     */
+    @Test
+    void safeWideningsAreAppliedAndUnsafeTypeChangesStop()
+            throws Exception
+    {
+        source.execute(
+                "CREATE TABLE public.widened (id int PRIMARY KEY, i int2, v varchar(5), n numeric(6,2), f float4, s varchar(8), nn text NOT NULL, ts timestamp)",
+                "INSERT INTO public.widened SELECT g, g, 'v' || g, g + 0.25, g + 0.5, 's' || g, 'nn' || g, '2024-01-01 10:00' FROM generate_series(1, 5) g");
+        Map<String, String> properties = configuration("public.widened");
+        properties.put("schema.evolution", "add-columns-and-widen");
+        RunningService running = RunningService.start(properties);
+        Throwable failure;
+        try {
+            String rows = "SELECT id, i, v, n, f, s, nn, ts FROM public.widened ORDER BY id";
+            awaitEqual(running, rows);
+            // NOT NULL as on the source, as a target made by hand would have it (pgsink creates only key columns NOT NULL)
+            target.execute("ALTER TABLE public.widened ALTER COLUMN nn SET NOT NULL");
+            source.execute(
+                    "ALTER TABLE public.widened ALTER COLUMN i TYPE int8, ALTER COLUMN v TYPE varchar(50), ALTER COLUMN n TYPE numeric(12,4),"
+                            + " ALTER COLUMN f TYPE float8, ALTER COLUMN s TYPE text, ALTER COLUMN nn DROP NOT NULL",
+                    "INSERT INTO public.widened VALUES (6, 9000000000, repeat('v', 50), 12345678.1234, 1.000000000001, repeat('s', 100), NULL, '2024-01-02 10:00')");
+            awaitEqual(running, rows);
+            assertThat(target.query("SELECT attname, format_type(atttypid, atttypmod), attnotnull FROM pg_attribute WHERE attrelid = 'public.widened'::regclass"
+                    + " AND attname IN ('i', 'v', 'n', 'f', 's', 'nn') ORDER BY attnum"))
+                    .containsExactly(List.of("i", "bigint", "f"), List.of("v", "character varying(50)", "f"), List.of("n", "numeric(12,4)", "f"),
+                            List.of("f", "double precision", "f"), List.of("s", "text", "f"), List.of("nn", "text", "f"));
+
+            source.execute(
+                    "ALTER TABLE public.widened ALTER COLUMN ts TYPE timestamptz",
+                    "INSERT INTO public.widened VALUES (7, 7, 'v7', 7, 7, 's7', 'nn7', '2024-01-03 10:00+00')");
+            failure = running.awaitFailure(CATCH_UP);
+        }
+        finally {
+            running.service().close();
+        }
+        assertThat(failure.getMessage()).isEqualTo("Incompatible type change in \"public\".\"widened\": ts changed from timestamp to timestamptz but is timestamp without time zone in the target."
+                + " Change the target column type (ALTER TABLE \"public\".\"widened\" ALTER COLUMN ... TYPE ...) and restart the sink.");
+        assertThat(target.query("SELECT count(*) FROM public.widened WHERE id = 7")).containsExactly(List.of("0"));
+    }
+
+    /**
+     * {@code publication.autocreate.mode=filtered} adds tables to the publication only when Debezium
+     * starts: a table created while streaming is not streamed, and the next start would add it and
+     * lose its rows so far. So that start stops, naming the table and what to do; done, it streams.
+     */
+    @Test
+    void aTableCreatedWhileStreamingIntoAFilteredPublicationStopsTheNextStart()
+            throws Exception
+    {
+        source.execute("CREATE TABLE public.early (id int PRIMARY KEY, v text)", "INSERT INTO public.early VALUES (1, 'one')");
+        Map<String, String> properties = configuration("public\\.(early|late)");
+        String publication = properties.get("sink.name");
+        try (RunningService running = RunningService.start(properties)) {
+            awaitEqual(running, "SELECT id, v FROM public.early ORDER BY id");
+            source.execute(
+                    "CREATE TABLE public.late (id int PRIMARY KEY, v text)",
+                    "INSERT INTO public.late VALUES (1, 'written while streaming')",
+                    "INSERT INTO public.early VALUES (2, 'two')");
+            awaitEqual(running, "SELECT id, v FROM public.early ORDER BY id");
+            running.assertRunning();
+        }
+        RunningService restarted = RunningService.start(properties);
+        Throwable failure;
+        try {
+            failure = restarted.awaitFailure(CATCH_UP);
+        }
+        finally {
+            restarted.service().close();
+        }
+        assertThat(failure).isInstanceOfSatisfying(SinkException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.CONFIG));
+        assertThat(failure.getMessage()).startsWith("Table(s) [\"public\".\"late\"] match the captured tables but are not in publication " + publication
+                + ": they were created (or created again) while pgsink streamed with source.publication.autocreate.mode=filtered");
+
+        // as the message says: into the publication, rows copied by hand, started again
+        source.execute("ALTER PUBLICATION " + publication + " ADD TABLE public.late");
+        target.execute("CREATE TABLE public.late (id int PRIMARY KEY, v text)");
+        for (List<String> row : source.query("SELECT id, v FROM public.late")) {
+            target.execute("INSERT INTO public.late VALUES (" + row.get(0) + ", '" + row.get(1) + "')");
+        }
+        try (RunningService running = RunningService.start(properties)) {
+            source.execute("INSERT INTO public.late VALUES (2, 'after')", "UPDATE public.late SET v = 'changed' WHERE id = 1");
+            awaitEqual(running, "SELECT id, v FROM public.late ORDER BY id");
+            running.assertRunning();
+        }
+    }
+
     @Test
     void identifiersThatNeedQuotingWorkEndToEnd()
             throws Exception
