@@ -92,6 +92,8 @@ final class Checker
     private final StandaloneConfig config;
     private final SourceDatabase source;
     private final List<Result> results = new ArrayList<>();
+    // whether the service starts with pgsink's initial load, which empties every target table with TRUNCATE first
+    private boolean initialLoadPending;
 
     Checker(StandaloneConfig config)
     {
@@ -322,6 +324,7 @@ final class Checker
                         try (ResultSet count = positions.executeQuery()) {
                             count.next();
                             long stored = count.getLong(1);
+                            initialLoadPending = stored == 0 && config.copyLoad();
                             add(Status.OK, subject, "offsets table " + offsets + " exists" + (stored == 0
                                     ? "; nothing stored for sink " + sink.sinkName() + " yet, so the service starts with its initial load (source.snapshot.mode)"
                                     : " with " + stored + " stored position(s) of sink " + sink.sinkName() + ": streaming resumes there"));
@@ -331,6 +334,7 @@ final class Checker
                 }
             }
         }
+        initialLoadPending = config.copyLoad();
         try (PreparedStatement statement = connection.prepareStatement("SELECT has_schema_privilege(?, 'CREATE')")) {
             statement.setString(1, sink.offsetsSchema());
             try (ResultSet rows = statement.executeQuery()) {
@@ -387,8 +391,12 @@ final class Checker
                 if (!rows.getBoolean(4)) {
                     lacking.add("DELETE");
                 }
+                if (!rows.getBoolean(6) && initialLoadPending) {
+                    lacking.add("TRUNCATE");
+                }
                 if (!lacking.isEmpty()) {
-                    problems.add("lacks the privilege(s) " + String.join(", ", lacking) + " (the sink needs SELECT, INSERT and DELETE on the table and USAGE on its schema)");
+                    problems.add("lacks the privilege(s) " + String.join(", ", lacking) + " (the sink needs SELECT, INSERT and DELETE on the table and USAGE on its schema"
+                            + (initialLoadPending ? "; the initial load, which runs first, empties the table with TRUNCATE" : "") + ")");
                 }
                 if (!problems.isEmpty()) {
                     add(Status.FAIL, subject, name + " " + String.join(", ", problems));

@@ -137,6 +137,13 @@ class CheckCommandIT
             target.execute("GRANT UPDATE ON public.orders TO " + role);
             TestingCommand complete = pgsink("check", "--config", configFile(directory, Map.of("source.table.include.list", "public.orders", "target.user", role)).toString());
             assertThat(complete.out()).contains("[ OK ] target " + target.jdbcUrl() + ": table \"public\".\"orders\" is ready").doesNotContain("[WARN]");
+
+            // nothing is stored for the sink yet, so its initial load runs first and empties the table
+            target.execute("REVOKE TRUNCATE ON public.orders FROM " + role);
+            TestingCommand noTruncate = pgsink("check", "--config", configFile(directory, Map.of("source.table.include.list", "public.orders", "target.user", role)).toString());
+            assertThat(noTruncate.out()).contains("[FAIL] target " + target.jdbcUrl() + ": table \"public\".\"orders\" lacks the privilege(s) TRUNCATE (the sink needs"
+                    + " SELECT, INSERT and DELETE on the table and USAGE on its schema; the initial load, which runs first, empties the table with TRUNCATE)");
+            assertThat(noTruncate.exitCode()).isEqualTo(1);
         }
         finally {
             target.execute("DROP OWNED BY " + role, "DROP ROLE " + role);
