@@ -16,6 +16,8 @@ import java.util.List;
  * into the publication when it starts, not while it streams, so a table created (or dropped and
  * created again) since the last start is missing, and the rows written into it so far were never
  * streamed. Debezium would add it at this start and stream it from now on: those rows would be lost.
+ * Tables as a publication lists them ({@code pg_publication_tables}): permanent ones, partitions
+ * rather than their partitioned table.
  */
 final class PublicationGaps
 {
@@ -25,7 +27,7 @@ final class PublicationGaps
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             JOIN pg_catalog.pg_publication p ON p.pubname = ? AND NOT p.puballtables
-            WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+            WHERE c.relkind = 'r' AND c.relpersistence = 'p' AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
               AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_publication_tables t WHERE t.pubname = p.pubname AND t.schemaname = n.nspname AND t.tablename = c.relname)
             ORDER BY 1, 2""";
 
@@ -52,8 +54,8 @@ final class PublicationGaps
     /** Why the service does not start, and what to do. */
     static String message(List<TableId> missing, String publication)
     {
-        return "Table(s) " + missing + " match the captured tables but are not in publication " + publication + ": they were created (or created again) while pgsink streamed"
-                + " with source.publication.autocreate.mode=filtered, which adds tables to the publication only when it starts, so the rows written into them so far were never streamed"
+        return "Table(s) " + missing + " match the captured tables but are not in publication " + publication + ": they were created (or created again) while pgsink loaded or streamed"
+                + " with source.publication.autocreate.mode=filtered, which adds tables to the publication only when Debezium starts, so the rows written into them so far were never streamed"
                 + " and would be lost. Either load every table again (`pgsink reset --config FILE`, then `pgsink run`), or add them to the publication"
                 + " (ALTER PUBLICATION " + publication + " ADD TABLE ...), copy their rows into the target yourself, and start again."
                 + " To capture tables created while streaming from their first row, use a publication FOR ALL TABLES (source.publication.autocreate.mode=all_tables, needs a superuser)";

@@ -101,6 +101,29 @@ final class SourcePreflight
     }
 
     /**
+     * After the initial load, before Debezium starts: under {@code publication.autocreate.mode=filtered},
+     * a captured table created while the load ran is not in the publication the load made, and the
+     * rows written into it so far were not decoded ({@link PublicationGaps}).
+     *
+     * @throws SinkException when such a table exists
+     */
+    void checkPublicationAfterLoad()
+    {
+        if (source.publicationMode() != AutoCreateMode.FILTERED) {
+            return;
+        }
+        try (Connection connection = source.connect()) {
+            List<TableId> missing = PublicationGaps.missing(connection, config.capturedTables(), source.publicationName());
+            if (!missing.isEmpty()) {
+                throw new SinkException(ErrorCode.CONFIG, PublicationGaps.message(missing, source.publicationName()));
+            }
+        }
+        catch (SQLException e) {
+            throw SqlFailures.translate(e, ErrorCode.TRANSIENT, "Cannot check publication " + source.publicationName() + " on the source " + config.sourceDescription());
+        }
+    }
+
+    /**
      * Confirms the slot up to {@code position} when it lags behind (the service stopped between
      * committing a batch in the target and confirming it to the slot), so that the server may free
      * the WAL before it now rather than when the next change is applied. Skipped while the slot is

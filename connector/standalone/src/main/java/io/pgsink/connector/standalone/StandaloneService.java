@@ -196,6 +196,9 @@ public final class StandaloneService
                 this.initialLoad.set(initialLoad);
                 state.set(ServiceState.State.LOADING);
                 loaded = initialLoad.run(!committed.isEmpty());
+                if (committed.isEmpty()) {
+                    preflight.checkPublicationAfterLoad();
+                }
             }
             catch (Exception e) {
                 if (slotWatch != null) {
