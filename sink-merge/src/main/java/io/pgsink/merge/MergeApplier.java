@@ -25,7 +25,6 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -240,7 +239,7 @@ public final class MergeApplier
             Connection connection = transaction.connection();
             long start = System.nanoTime();
             prepare(transaction, batch, freshKeys);
-            renameColumns(connection);
+            plans.renameColumns(connection);
             start = phases.add(Phase.PREPARE, start);
             boolean positionsLast = session.dialect().offsets().storesPositionsLast();
             if (!positionsLast) {
@@ -312,21 +311,6 @@ public final class MergeApplier
         finally {
             if (!committed) {
                 plans.rolledBack();
-            }
-        }
-    }
-
-    /** Runs the column renames the batch's plans expect, in the data transaction. */
-    private void renameColumns(Connection connection)
-            throws SQLException
-    {
-        List<String> statements = plans.pendingStatements();
-        if (statements.isEmpty()) {
-            return;
-        }
-        try (Statement statement = connection.createStatement()) {
-            for (String sql : statements) {
-                statement.execute(sql);
             }
         }
     }

@@ -32,7 +32,7 @@ import static java.util.Objects.requireNonNull;
  * target tables are created and new columns added first, committed at once so that the data
  * transaction starts with the target as the plan expects it. A renamed source column
  * ({@link ColumnRenames}) is renamed in the target by the data transaction itself
- * ({@link #pendingStatements}), so that the target never holds the new name with rows of the old
+ * ({@link #renameColumns}), so that the target never holds the new name with rows of the old
  * schema; until that transaction commits, the schema it planned is not taken as the table's last one
  * ({@link #committed}, {@link #rolledBack}).
  *
@@ -124,7 +124,7 @@ final class TablePlans
                 log.info("{} - added or widened column(s) of {} for the new schema of {}: {}", sinkName, targetId, schema.table(), additions);
                 target = readTarget(connection, dialect, targetId, schema);
                 if (!renames.isEmpty()) {
-                    // read within the transaction that will rename: the catalog shows the old names
+                    // the catalog still shows the old names: the data transaction renames them
                     target = ColumnRenames.renamed(target, renames);
                 }
             }
@@ -135,10 +135,15 @@ final class TablePlans
         return plan;
     }
 
-    /** The DDL the current transaction runs before writing rows: the renames its plans expect. */
-    List<String> pendingStatements()
+    /** Runs the column renames the current transaction's plans expect, before it writes rows. */
+    void renameColumns(Connection connection)
+            throws SQLException
     {
-        return List.copyOf(pending);
+        try (Statement statement = connection.createStatement()) {
+            for (String sql : pending) {
+                statement.execute(sql);
+            }
+        }
     }
 
     /** The current transaction committed: the schema versions it planned are the tables' last. */
