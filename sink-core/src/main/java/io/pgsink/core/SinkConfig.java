@@ -35,6 +35,10 @@ public final class SinkConfig
     public static final String TARGET_DIALECT = "target.dialect";
     public static final String TARGET_TABLE_NAME_FORMAT = "target.table.name.format";
     public static final String TARGET_UPDATE_MODE = "target.update.mode";
+    public static final String TARGET_SESSION_REPLICATION_ROLE = "target.session.replication.role";
+    public static final String COLUMN_INCLUDE_LIST = "column.include.list";
+    public static final String COLUMN_EXCLUDE_LIST = "column.exclude.list";
+    public static final String COLUMN_RENAME = "column.rename";
     public static final String TABLES_WITHOUT_KEY = "tables.without.key";
     public static final String FLUSH_MAX_EVENTS = "flush.max.events";
     public static final String BUFFER_MAX_BYTES = "buffer.max.bytes";
@@ -67,9 +71,11 @@ public final class SinkConfig
     private final TablesWithoutKey tablesWithoutKey;
     private final ErrorsTolerance errorsTolerance;
     private final Backoff retryBackoff;
+    private final ColumnSelection columnSelection;
 
-    private SinkConfig(ConfigValues values, Map<String, String> targetJdbcProperties, CopyFormat copyFormat)
+    private SinkConfig(ConfigValues values, Map<String, String> targetJdbcProperties, CopyFormat copyFormat, ColumnSelection columnSelection)
     {
+        this.columnSelection = requireNonNull(columnSelection, "columnSelection is null");
         this.values = requireNonNull(values, "values is null");
         this.targetJdbcProperties = Collections.unmodifiableMap(new TreeMap<>(targetJdbcProperties));
         this.copyFormat = requireNonNull(copyFormat, "copyFormat is null");
@@ -131,10 +137,29 @@ public final class SinkConfig
         problems.addAll(values.problems());
 
         Optional<CopyFormat> copyFormat = copyFormat(values, problems);
+        Optional<ColumnSelection> columnSelection = columnSelection(values, problems);
         if (problems.size() > problemsBefore) {
             return Optional.empty();
         }
-        return Optional.of(new SinkConfig(values, jdbc, copyFormat.orElseThrow()));
+        return Optional.of(new SinkConfig(values, jdbc, copyFormat.orElseThrow(), columnSelection.orElseThrow()));
+    }
+
+    /** The column selection from its keys, when each is valid and they go together. */
+    private static Optional<ColumnSelection> columnSelection(ConfigValues values, List<ConfigProblem> problems)
+    {
+        if (!values.isValid(SinkKeys.COLUMN_INCLUDE_LIST) || !values.isValid(SinkKeys.COLUMN_EXCLUDE_LIST) || !values.isValid(SinkKeys.COLUMN_RENAME)) {
+            return Optional.empty();
+        }
+        ColumnPatterns include = values.get(SinkKeys.COLUMN_INCLUDE_LIST);
+        ColumnPatterns exclude = values.get(SinkKeys.COLUMN_EXCLUDE_LIST);
+        if (!include.isEmpty() && !exclude.isEmpty()) {
+            Map<String, String> shown = new LinkedHashMap<>();
+            shown.put(COLUMN_INCLUDE_LIST, ConfigProblem.quoted(include.toString()));
+            shown.put(COLUMN_EXCLUDE_LIST, ConfigProblem.quoted(exclude.toString()));
+            problems.add(ConfigProblem.combination("column selection", shown, "set one of the two lists, not both (as Debezium's column lists)"));
+            return Optional.empty();
+        }
+        return Optional.of(new ColumnSelection(include, exclude, values.get(SinkKeys.COLUMN_RENAME)));
     }
 
     /** The COPY format from its keys, when each is valid and they go together. */
@@ -206,6 +231,17 @@ public final class SinkConfig
             case AUTO -> true;
             case DELETE_INSERT -> false;
         };
+    }
+
+    public SessionReplicationRole sessionReplicationRole()
+    {
+        return values.get(SinkKeys.TARGET_SESSION_REPLICATION_ROLE);
+    }
+
+    /** Which source columns are written, under which target names ({@value #COLUMN_INCLUDE_LIST}, {@value #COLUMN_EXCLUDE_LIST}, {@value #COLUMN_RENAME}). */
+    public ColumnSelection columnSelection()
+    {
+        return columnSelection;
     }
 
     /** Extra pgjdbc connection properties from {@value #TARGET_JDBC_PREFIX}* keys, prefix removed. */

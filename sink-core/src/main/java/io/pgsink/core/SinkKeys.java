@@ -26,6 +26,14 @@ public final class SinkKeys
     public static final ConfigKey<TableNameFormat> TARGET_TABLE_NAME_FORMAT = ConfigKey.optional(SinkConfig.TARGET_TABLE_NAME_FORMAT, TableNameFormat.CONFIG_TYPE, TableNameFormat.parse("${schema}.${table}"),
                     "Target table for a source table: ${schema} and ${table} are replaced by the source schema and table name; the first '.' outside a placeholder separates the target schema from the table name (without one, the target schema is the source schema).")
             .withValidator(SinkKeys::routesBySourceTable);
+    public static final ConfigKey<SessionReplicationRole> TARGET_SESSION_REPLICATION_ROLE = ConfigKey.optional(SinkConfig.TARGET_SESSION_REPLICATION_ROLE, ConfigType.choice(SessionReplicationRole.class), SessionReplicationRole.ORIGIN,
+            "session_replication_role of the sink's target connections. origin: triggers and rules fire and foreign keys are checked, as for any client. replica: ordinary triggers and rules do not fire and foreign keys are not checked (they are triggers), so changes apply in any table order; triggers enabled ALWAYS or REPLICA still fire. replica needs a superuser, or on PostgreSQL 15+ GRANT SET ON PARAMETER session_replication_role TO <user>; pgsink check says whether the target user may set it. Greenplum 7 accepts it as PostgreSQL 12 does (superuser only).");
+    public static final ConfigKey<ColumnPatterns> COLUMN_INCLUDE_LIST = ConfigKey.optional(SinkConfig.COLUMN_INCLUDE_LIST, ConfigType.text(ColumnPatterns::parse, ColumnPatterns::toString), ColumnPatterns.NONE,
+            "Comma-separated regular expressions matched whole, ignoring case, against schema.table.column of source columns (as Debezium's column.include.list); only matching columns are written. Empty: every column. Key columns must be listed; cannot be combined with column.exclude.list.");
+    public static final ConfigKey<ColumnPatterns> COLUMN_EXCLUDE_LIST = ConfigKey.optional(SinkConfig.COLUMN_EXCLUDE_LIST, ConfigType.text(ColumnPatterns::parse, ColumnPatterns::toString), ColumnPatterns.NONE,
+            "Comma-separated regular expressions matched whole, ignoring case, against schema.table.column of source columns (as Debezium's column.exclude.list); matching columns are not written. A key column cannot be excluded.");
+    public static final ConfigKey<ColumnRenames> COLUMN_RENAME = ConfigKey.optional(SinkConfig.COLUMN_RENAME, ConfigType.text(ColumnRenames::parse, ColumnRenames::toString), ColumnRenames.NONE,
+            "Comma-separated schema.table.column:new_name entries (exact source names, case-sensitive): the source column is written to target column new_name. Applies to streaming, the initial load, auto-created tables and added columns.");
     public static final ConfigKey<SchemaEvolutionLevel> SCHEMA_EVOLUTION = ConfigKey.optional(SinkConfig.SCHEMA_EVOLUTION, ConfigType.choice(SchemaEvolutionLevel.class), SchemaEvolutionLevel.NONE,
             "none: target tables must exist with every source column. add-columns: a missing target table is created (primary key from the source key; Greenplum DISTRIBUTED BY it), new source columns are added while streaming (with what existing rows hold on the source) and renamed ones renamed; dropped source columns stay in the target (NULL in new rows). add-columns-and-widen: also changes a target column to its new source type where no value can be lost (int2 to int4 to int8, float4 to float8, longer varchar or text, numeric with more digits) and drops a NOT NULL the source dropped. A change pgsink cannot apply safely stops it (see Source DDL). Needs source column types from the adapter.");
     public static final ConfigKey<TablesWithoutKey> TABLES_WITHOUT_KEY = ConfigKey.optional(SinkConfig.TABLES_WITHOUT_KEY, ConfigType.choice(TablesWithoutKey.class), TablesWithoutKey.FAIL,
@@ -66,6 +74,10 @@ public final class SinkKeys
             TARGET_DIALECT,
             TARGET_UPDATE_MODE,
             TARGET_TABLE_NAME_FORMAT,
+            TARGET_SESSION_REPLICATION_ROLE,
+            COLUMN_INCLUDE_LIST,
+            COLUMN_EXCLUDE_LIST,
+            COLUMN_RENAME,
             SCHEMA_EVOLUTION,
             TABLES_WITHOUT_KEY,
             FLUSH_MAX_EVENTS,

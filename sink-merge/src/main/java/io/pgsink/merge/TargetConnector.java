@@ -1,5 +1,6 @@
 package io.pgsink.merge;
 
+import io.pgsink.core.SessionReplicationRole;
 import io.pgsink.core.SinkConfig;
 
 import java.sql.Connection;
@@ -15,7 +16,8 @@ import java.util.Properties;
  * {@code pgsink <sink name>} ({@code ApplicationName}) unless {@code target.jdbc.ApplicationName}
  * says otherwise, and open with {@code logServerErrorDetail=false} unless
  * {@code target.jdbc.logServerErrorDetail} says otherwise: pgjdbc then keeps the server's DETAIL
- * (which can quote a whole row) out of exception messages.
+ * (which can quote a whole row) out of exception messages. Each connection gets
+ * {@code target.session.replication.role} ({@link SessionReplicationRoles}).
  */
 @FunctionalInterface
 public interface TargetConnector
@@ -24,6 +26,12 @@ public interface TargetConnector
             throws SQLException;
 
     static TargetConnector fromConfig(SinkConfig config)
+    {
+        return fromConfig(config, config.sessionReplicationRole());
+    }
+
+    /** Connections with {@code role} instead of the configured one: {@code pgsink check} connects as the server's default and asks whether the configured role is allowed. */
+    static TargetConnector fromConfig(SinkConfig config, SessionReplicationRole role)
     {
         return () -> {
             Properties properties = new Properties();
@@ -35,7 +43,20 @@ public interface TargetConnector
             properties.putIfAbsent("ApplicationName", "pgsink " + config.sinkName());
             // the server's DETAIL and WHERE quote row values: out of pgjdbc's exception messages
             properties.putIfAbsent("logServerErrorDetail", "false");
-            return DriverManager.getConnection(config.targetUrl(), properties);
+            Connection connection = DriverManager.getConnection(config.targetUrl(), properties);
+            try {
+                SessionReplicationRoles.apply(connection, role);
+            }
+            catch (SQLException e) {
+                try {
+                    connection.close();
+                }
+                catch (SQLException closing) {
+                    e.addSuppressed(closing);
+                }
+                throw e;
+            }
+            return connection;
         };
     }
 }

@@ -1,8 +1,11 @@
 package io.pgsink.copy.testing;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 
 /**
@@ -48,6 +51,24 @@ public final class TestingSchema
             for (String each : sql) {
                 statement.execute(each);
             }
+        }
+    }
+
+    /** Every row of {@code sql}, each column as text (NULL as null), on a fresh connection. */
+    public List<List<String>> query(String sql)
+            throws SQLException
+    {
+        try (Connection connection = connect(); Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+            List<List<String>> result = new ArrayList<>();
+            int columns = rows.getMetaData().getColumnCount();
+            while (rows.next()) {
+                List<String> row = new ArrayList<>();
+                for (int i = 1; i <= columns; i++) {
+                    row.add(rows.getString(i));
+                }
+                result.add(row);
+            }
+            return result;
         }
     }
 

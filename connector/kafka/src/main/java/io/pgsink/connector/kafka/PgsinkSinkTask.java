@@ -3,8 +3,10 @@ package io.pgsink.connector.kafka;
 import io.pgsink.core.Batch;
 import io.pgsink.core.BufferedSink;
 import io.pgsink.core.ChangeEvent;
+import io.pgsink.core.ColumnSelectingSink;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.FlushListener;
+import io.pgsink.core.Sink;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.merge.MergeApplier;
@@ -75,7 +77,7 @@ public final class PgsinkSinkTask
     private String name = "pgsink";
     private MergeApplier applier;
     private TaskPartitions partitions;
-    private BufferedSink sink;
+    private Sink sink;
     private SinkRecordMapper mapper;
     private RetryPolicy retryPolicy;
     /** Under errors.tolerance=all with Connect's reporter; null otherwise. */
@@ -124,9 +126,14 @@ public final class PgsinkSinkTask
         }
     }
 
-    private BufferedSink newSink()
+    /**
+     * The buffer, behind the column selection ({@code column.*}), which each table's first record is
+     * checked against; its entries name the source table a record names, not the routed one.
+     */
+    private Sink newSink()
     {
-        return new BufferedSink(name, config.sink().flushPolicy(), new TaskApplier(name, applier), new Listener(), System::nanoTime, config.sink().toleratesRejectedRows());
+        return ColumnSelectingSink.wrap(new BufferedSink(name, config.sink().flushPolicy(), new TaskApplier(name, applier), new Listener(), System::nanoTime, config.sink().toleratesRejectedRows()),
+                config.sink().columnSelection(), table -> mapper.sourceTableOf(table));
     }
 
     @Override

@@ -72,6 +72,10 @@ final class SinkRecordMapper
     private final Map<TableId, RowShape> shapes = new HashMap<>();
     /** Shapes of tables known only by their keys (a tombstone came first), by target table. */
     private final Map<TableId, RowShape> keyShapes = new HashMap<>();
+    /** Whether the column selection ({@code column.*}) needs the source table of flattened records and tombstones. */
+    private final boolean selectsColumns;
+    /** The source table each target table's latest record named, for the column selection ({@link #sourceTableOf}). */
+    private final Map<TableId, TableId> sourceTables = new HashMap<>();
 
     SinkRecordMapper(KafkaSinkConfig config)
     {
@@ -86,6 +90,26 @@ final class SinkRecordMapper
         this.sourceSchemaField = metadataPrefix + "source_schema";
         this.sourceTableField = metadataPrefix + "source_table";
         this.sourceTimeField = metadataPrefix + "source_ts_ms";
+        this.selectsColumns = !config.sink().columnSelection().isEmpty();
+    }
+
+    /**
+     * The source table the latest record routed to {@code target} named (the envelope's
+     * {@code source} block, or a flattened record's source fields), which the column selection's
+     * entries are matched against; {@code target} itself when no record named one.
+     */
+    TableId sourceTableOf(TableId target)
+    {
+        return sourceTables.getOrDefault(target, target);
+    }
+
+    private TableId routed(String topic, @Nullable TableId source, SourcePosition position)
+    {
+        TableId target = target(topic, source, position);
+        if (source != null && selectsColumns) {
+            sourceTables.put(target, source);
+        }
+        return target;
     }
 
     /**
@@ -128,7 +152,7 @@ final class SinkRecordMapper
 
     private ChangeEvent route(SinkRecord record, ChangeEvent event)
     {
-        TableId target = target(record.topic(), event.table(), event.position());
+        TableId target = routed(record.topic(), event.table(), event.position());
         if (event.operation() == Operation.TRUNCATE) {
             return target.equals(event.table()) ? event : ChangeEvent.truncate(target, event.position(), event.sourceTimeMillis());
         }
@@ -179,7 +203,7 @@ final class SinkRecordMapper
 
     private ChangeEvent flattened(SinkRecord record, Struct value, SourcePosition position)
     {
-        TableId target = target(record.topic(), sourceTable(record, value, position), position);
+        TableId target = routed(record.topic(), sourceTable(record, value, position), position);
         Struct key = key(record, position);
         RowShape shape = flattenedShape(target, value.schema(), key == null ? null : key.schema(), position);
         Object[] row = shape.row(value, key, position);
@@ -226,7 +250,7 @@ final class SinkRecordMapper
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, (flattenedDelete ? "Flattened delete" : "Tombstone") + " of topic " + record.topic() + " at " + position
                     + " has no key, so there is no row to delete");
         }
-        TableId target = target(record.topic(), sourceTable(record, null, position), position);
+        TableId target = routed(record.topic(), sourceTable(record, null, position), position);
         long sourceTime = sourceTime(record, null);
         RowShape shape;
         if (flattenedDelete) {
@@ -276,12 +300,17 @@ final class SinkRecordMapper
     @Nullable
     private TableId sourceTable(SinkRecord record, @Nullable Struct value, SourcePosition position)
     {
-        if (!routing.needsSourceTable()) {
+        if (!routing.needsSourceTable() && !selectsColumns) {
             return null;
         }
         String schema = text(record, value, sourceSchemaField);
         String table = text(record, value, sourceTableField);
-        if (schema == null || table == null || schema.isEmpty() || table.isEmpty()) {
+        boolean named = schema != null && table != null && !schema.isEmpty() && !table.isEmpty();
+        if (!named && !routing.needsSourceTable()) {
+            // only the column selection asks: it matches the target table then
+            return null;
+        }
+        if (!named) {
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Record of topic " + record.topic() + " at " + position + " does not name its source table, which target.table.name.format "
                     + routing + " needs: flattened records and tombstones name it only in " + sourceSchemaField + " and " + sourceTableField
                     + " (ExtractNewRecordState with add.fields=source.schema,source.table, or add.headers for deletes); or route by ${topic}");

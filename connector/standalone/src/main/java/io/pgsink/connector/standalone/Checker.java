@@ -1,9 +1,14 @@
 package io.pgsink.connector.standalone;
 
 import io.debezium.connector.postgresql.PostgresConnectorConfig.AutoCreateMode;
+import io.pgsink.connector.standalone.load.SourceCatalog;
+import io.pgsink.core.ColumnSelection;
+import io.pgsink.core.ConfigProblem;
+import io.pgsink.core.SessionReplicationRole;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TargetDialect;
+import io.pgsink.merge.SessionReplicationRoles;
 import io.pgsink.merge.TargetConnector;
 import org.intellij.lang.annotations.Language;
 
@@ -17,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import static java.util.Objects.requireNonNull;
@@ -117,6 +123,7 @@ final class Checker
             boolean superuser = checkServer(connection, subject);
             checkPublication(connection, subject, superuser);
             captured.putAll(checkCapturedTables(connection, subject));
+            checkColumnSelection(connection, subject);
         }
         catch (SQLException e) {
             add(Status.FAIL, subject, "cannot connect or query as " + source.user() + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")");
@@ -235,7 +242,7 @@ final class Checker
                     continue;
                 }
                 TableId id = TableId.of(schema, table);
-                captured.put(id, columns(connection, rows.getLong(3)));
+                captured.put(id, writtenColumns(id, columns(connection, rows.getLong(3))));
                 String replicaIdentity = rows.getString(4);
                 boolean primaryKey = rows.getBoolean(5);
                 if (!rows.getBoolean(6)) {
@@ -261,6 +268,32 @@ final class Checker
         return captured;
     }
 
+    /** The target names of the columns of {@code table} the sink writes ({@code column.*}). */
+    private List<String> writtenColumns(TableId table, List<String> columns)
+    {
+        ColumnSelection selection = config.sink().columnSelection();
+        return columns.stream()
+                .filter(column -> config.capturedTables().capturesColumn(table.schema(), table.table(), column) && selection.writes(table, column))
+                .map(column -> selection.targetName(table, column))
+                .toList();
+    }
+
+    private void checkColumnSelection(Connection connection, String subject)
+            throws SQLException
+    {
+        ColumnSelection selection = config.sink().columnSelection();
+        if (selection.isEmpty()) {
+            return;
+        }
+        List<ConfigProblem> problems = selection.problems(SourceCatalog.schemas(connection, config.loadSettings().captured()));
+        for (ConfigProblem problem : problems) {
+            add(Status.FAIL, subject, problem.message());
+        }
+        if (problems.isEmpty()) {
+            add(Status.OK, subject, "column selection fits the captured tables (" + selection + ")");
+        }
+    }
+
     private static List<String> columns(Connection connection, long oid)
             throws SQLException
     {
@@ -280,10 +313,17 @@ final class Checker
     {
         SinkConfig sink = config.sink();
         String subject = "target " + sink.targetUrl();
-        try (Connection connection = TargetConnector.fromConfig(sink).connect()) {
+        try (Connection connection = TargetConnector.fromConfig(sink, SessionReplicationRole.ORIGIN).connect()) {
             try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery("SELECT current_user, version()")) {
                 rows.next();
                 add(Status.OK, subject, "connected as " + rows.getString(1) + " to " + rows.getString(2));
+            }
+            Optional<String> roleProblem = SessionReplicationRoles.problem(connection, sink.sessionReplicationRole());
+            if (roleProblem.isPresent()) {
+                add(Status.FAIL, subject, roleProblem.get());
+            }
+            else if (sink.sessionReplicationRole() == SessionReplicationRole.REPLICA) {
+                add(Status.OK, subject, "the user may set session_replication_role = replica (target.session.replication.role): ordinary triggers, rules and foreign-key checks do not fire on applied changes");
             }
             try (Statement statement = connection.createStatement();
                     ResultSet rows = statement.executeQuery("SELECT has_database_privilege(current_database(), 'TEMPORARY'), current_database(), current_user")) {

@@ -16,8 +16,8 @@ import java.util.List;
  * into the publication when it starts, not while it streams, so a table created (or dropped and
  * created again) since the last start is missing, and the rows written into it so far were never
  * streamed. Debezium would add it at this start and stream it from now on: those rows would be lost.
- * Tables as a publication lists them ({@code pg_publication_tables}): permanent ones, partitions
- * rather than their partitioned table.
+ * Only permanent tables that are not partitions are looked at: a publication lists partitions or
+ * their root depending on {@code publish_via_partition_root}, so partitioned tables are left out.
  */
 final class PublicationGaps
 {
@@ -27,7 +27,7 @@ final class PublicationGaps
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             JOIN pg_catalog.pg_publication p ON p.pubname = ? AND NOT p.puballtables
-            WHERE c.relkind = 'r' AND c.relpersistence = 'p' AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+            WHERE c.relkind = 'r' AND c.relpersistence = 'p' AND NOT c.relispartition AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
               AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_publication_tables t WHERE t.pubname = p.pubname AND t.schemaname = n.nspname AND t.tablename = c.relname)
             ORDER BY 1, 2""";
 

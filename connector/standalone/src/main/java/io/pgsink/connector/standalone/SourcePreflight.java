@@ -1,7 +1,10 @@
 package io.pgsink.connector.standalone;
 
 import io.debezium.connector.postgresql.PostgresConnectorConfig.AutoCreateMode;
+import io.pgsink.connector.standalone.load.SourceCatalog;
 import io.pgsink.copy.SqlFailures;
+import io.pgsink.core.ColumnSelection;
+import io.pgsink.core.ConfigProblem;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
@@ -37,6 +40,8 @@ import static java.util.Objects.requireNonNull;
  * <li>under {@code publication.autocreate.mode=filtered}, with positions stored, a captured table
  *     the publication lacks: created while the service streamed, its rows so far never streamed
  *     ({@link PublicationGaps});</li>
+ * <li>the column selection ({@code column.*}) does not fit the captured tables: every problem,
+ *     naming table and column, as a configuration error;</li>
  * <li>the slot lags behind the stored position (the service stopped between committing a batch
  *     and confirming it to the slot): confirmed up to it at once, so the server may free the WAL.</li>
  * </ul>
@@ -74,6 +79,7 @@ final class SourcePreflight
             if (source.publicationMode() == AutoCreateMode.FILTERED && !capturesAnyTable(connection)) {
                 throw new SinkException(ErrorCode.CONFIG, "Cannot stream from " + config.sourceDescription() + ": " + CapturedTables.nothingCaptured(AutoCreateMode.FILTERED));
             }
+            checkColumnSelection(connection);
             boolean slotExists = source.slotExists(connection, false);
             if (!stored.isEmpty() && !slotExists) {
                 throw new SinkException(ErrorCode.CONFIG, missingSlot(stored.values()));
@@ -120,6 +126,23 @@ final class SourcePreflight
         }
         catch (SQLException e) {
             throw SqlFailures.translate(e, ErrorCode.TRANSIENT, "Cannot check publication " + source.publicationName() + " on the source " + config.sourceDescription());
+        }
+    }
+
+    /**
+     * Checks {@code column.include.list}, {@code column.exclude.list} and {@code column.rename}
+     * against the captured tables as the source catalog describes them, every problem at once.
+     */
+    private void checkColumnSelection(Connection connection)
+            throws SQLException
+    {
+        ColumnSelection selection = config.sink().columnSelection();
+        if (selection.isEmpty()) {
+            return;
+        }
+        List<ConfigProblem> problems = selection.problems(SourceCatalog.schemas(connection, config.loadSettings().captured()));
+        if (!problems.isEmpty()) {
+            throw new SinkException(ErrorCode.CONFIG, ConfigProblem.describe("Invalid column selection for the tables captured from " + config.sourceDescription(), problems));
         }
     }
 

@@ -55,7 +55,7 @@ public final class StandaloneConfig
 
     public static final String SOURCE_PREFIX = "source.";
     public static final String ENVIRONMENT_PREFIX = "PGSINK_";
-    public static final List<String> ENVIRONMENT_NAMESPACES = List.of("source.", "target.", "sink.", "flush.", "buffer.", "copy.", "offsets.", "tables.", "schema.", "errors.", "http.", "progress.", "retry.", "slot.", "initial.");
+    public static final List<String> ENVIRONMENT_NAMESPACES = List.of("source.", "target.", "sink.", "flush.", "buffer.", "copy.", "offsets.", "tables.", "schema.", "errors.", "http.", "progress.", "retry.", "slot.", "initial.", "column.");
 
     public static final String HTTP_PORT = "http.port";
     public static final String HTTP_HOST = "http.host";
@@ -320,6 +320,12 @@ public final class StandaloneConfig
             public boolean capturesColumn(String schema, String table, String column)
             {
                 return capturedTables.capturesColumn(schema, table, column);
+            }
+
+            @Override
+            public boolean viaPartitionRoot()
+            {
+                return Boolean.parseBoolean(debezium.getOrDefault("publish.via.partition.root", "false"));
             }
         };
         return new LoadSettings(sink, source::connect, source.slotName(), source.publicationName(), source.publicationMode().getValue(), filter,

@@ -12,6 +12,7 @@ import io.pgsink.copy.SqlFailures;
 import io.pgsink.core.Backoff;
 import io.pgsink.core.Batch;
 import io.pgsink.core.BufferedSink;
+import io.pgsink.core.ColumnSelectingSink;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.FlushListener;
 import io.pgsink.core.SinkConfig;
@@ -223,7 +224,7 @@ public final class StandaloneService
             }
         }
         AtomicReference<Throwable> error = new AtomicReference<>();
-        SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, sink, new DebeziumRecordMapper(config.unavailablePlaceholder(), DebeziumRecordMapper.KeyChanges.UPDATE_FROM_OLD_KEY), metrics,
+        SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, ColumnSelectingSink.wrap(sink, sinkConfig.columnSelection()), new DebeziumRecordMapper(config.unavailablePlaceholder(), DebeziumRecordMapper.KeyChanges.UPDATE_FROM_OLD_KEY), metrics,
                 System::currentTimeMillis, backoff, state, loaded, !committed.isEmpty());
         try (AutoCloseable registration = TargetOffsetBackingStore.register(name, () -> Map.copyOf(committed))) {
             DebeziumEngine<RecordChangeEvent<SourceRecord>> created = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))

@@ -1,5 +1,6 @@
 package io.pgsink.connector.standalone.load;
 
+import io.pgsink.core.ColumnProjection;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.TableId;
@@ -158,8 +159,10 @@ public final class InitialLoad
             List<LoadTable> plans = new ArrayList<>();
             for (SourceTable source : sources) {
                 TableId targetId = settings.routing().apply(source.schema().table());
-                TargetTable targetTable = LoadTargets.prepare(target, dialect, targetId, source.schema(), settings.sink().evolvesSchema());
-                plans.add(LoadTable.plan(source, targetTable, settings.format(), settings.chunkBytes(), tidRanges, settings.sink().appendOnlyWithoutKey()));
+                // the columns the sink writes, renamed: what streaming will write
+                ColumnProjection projection = settings.sink().columnSelection().project(source.schema());
+                TargetTable targetTable = LoadTargets.prepare(target, dialect, targetId, projection.target(), settings.sink().evolvesSchema());
+                plans.add(LoadTable.plan(source, projection, targetTable, settings.format(), settings.chunkBytes(), tidRanges, settings.sink().appendOnlyWithoutKey()));
             }
             target.commit();
             List<LoadTable> toLoad = resume ? incomplete(plans, progress) : plans;

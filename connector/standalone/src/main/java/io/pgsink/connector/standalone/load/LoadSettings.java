@@ -63,5 +63,15 @@ public record LoadSettings(
         boolean capturesTable(String schema, String table);
 
         boolean capturesColumn(String schema, String table, String column);
+
+        /**
+         * Whether changes of partitions are published as changes of their partitioned root
+         * (Debezium's {@code publish.via.partition.root}): then the roots are captured and loaded
+         * (their partitions are not); otherwise the partitions are, each as itself.
+         */
+        default boolean viaPartitionRoot()
+        {
+            return false;
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.pgsink.connector.standalone.load;
 
+import io.pgsink.core.ColumnProjection;
 import io.pgsink.core.ColumnSchema;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
@@ -25,13 +26,17 @@ import static java.util.Objects.requireNonNull;
  * give it, and a value the target type cannot take fails the chunk with the COPY line and column,
  * as it would fail a flush. Binary COPY needs identical types, else the table goes as text.
  */
-record LoadTable(SourceTable source, TableId target, List<String> columns, LoadFormat format, List<String> chunkConditions)
+record LoadTable(SourceTable source, TableId target, List<String> columns, List<String> targetColumns, LoadFormat format, List<String> chunkConditions)
 {
     LoadTable
     {
         requireNonNull(source, "source is null");
         requireNonNull(target, "target is null");
         columns = List.copyOf(columns);
+        targetColumns = List.copyOf(targetColumns);
+        if (columns.size() != targetColumns.size()) {
+            throw new IllegalArgumentException("columns " + columns + " and target columns " + targetColumns + " differ in number");
+        }
         requireNonNull(format, "format is null");
         chunkConditions = List.copyOf(chunkConditions);
     }
@@ -47,10 +52,11 @@ record LoadTable(SourceTable source, TableId target, List<String> columns, LoadF
     }
 
     /**
+     * @param projection the source table's columns the sink writes, under their target names ({@code column.*})
      * @param tidRanges whether the source scans {@code ctid} ranges (PostgreSQL 14+); without, a table is one chunk
      * @throws SinkException ({@link ErrorCode#SCHEMA_MISMATCH}) naming every column that cannot be loaded
      */
-    static LoadTable plan(SourceTable source, TargetTable target, LoadFormat requested, long chunkBytes, boolean tidRanges, boolean keylessAllowed)
+    static LoadTable plan(SourceTable source, ColumnProjection projection, TargetTable target, LoadFormat requested, long chunkBytes, boolean tidRanges, boolean keylessAllowed)
     {
         TableId id = source.schema().table();
         if (!source.schema().hasKey() && !keylessAllowed) {
@@ -59,8 +65,11 @@ record LoadTable(SourceTable source, TableId target, List<String> columns, LoadF
         }
         List<String> problems = new ArrayList<>();
         List<String> columns = new ArrayList<>();
+        List<String> targetColumns = new ArrayList<>();
         boolean identical = true;
-        for (ColumnSchema column : source.schema().columns()) {
+        List<ColumnSchema> written = projection.target().columns();
+        for (int i = 0; i < written.size(); i++) {
+            ColumnSchema column = written.get(i);
             Optional<TargetColumn> targetColumn = target.column(column.name());
             if (targetColumn.isEmpty()) {
                 problems.add("column " + quote(column.name()) + " (" + column.typeName() + ") is missing in the target");
@@ -73,14 +82,15 @@ record LoadTable(SourceTable source, TableId target, List<String> columns, LoadF
             if (!column.typeName().equals(targetColumn.get().declaredType())) {
                 identical = false;
             }
-            columns.add(column.name());
+            columns.add(projection.sourceColumn(i));
+            targetColumns.add(column.name());
         }
         if (!problems.isEmpty()) {
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot load " + id + " into " + target.id() + ": " + String.join("; ", problems)
                     + ". Make the target column types match the source (or let schema.evolution=add-columns create the table), then restart.");
         }
         LoadFormat format = requested == LoadFormat.BINARY && !identical ? LoadFormat.TEXT : requested;
-        return new LoadTable(source, target.id(), columns, format, chunkConditions(source.bytes(), chunkBytes, tidRanges));
+        return new LoadTable(source, target.id(), columns, targetColumns, format, chunkConditions(source.bytes(), chunkBytes, tidRanges));
     }
 
     /** {@code ctid} conditions that split {@code bytes} of heap into chunks of {@code chunkBytes}; the last is open-ended. */
@@ -113,10 +123,10 @@ record LoadTable(SourceTable source, TableId target, List<String> columns, LoadF
     String copyOut(int chunk)
     {
         String condition = chunkConditions.get(chunk);
-        String list = columnList();
+        String list = columnList(columns);
         TableId id = id();
         String table = quote(id.schema()) + "." + quote(id.table());
-        if (condition.isEmpty()) {
+        if (condition.isEmpty() && !source.partitioned()) {
             return "COPY " + table + " (" + list + ") TO STDOUT" + format.option();
         }
         return "COPY (SELECT " + list + " FROM " + table + condition + ") TO STDOUT" + format.option();
@@ -125,10 +135,10 @@ record LoadTable(SourceTable source, TableId target, List<String> columns, LoadF
     /** {@code COPY target (...) FROM STDIN}. */
     String copyIn()
     {
-        return "COPY " + quote(target.schema()) + "." + quote(target.table()) + " (" + columnList() + ") FROM STDIN" + format.option();
+        return "COPY " + quote(target.schema()) + "." + quote(target.table()) + " (" + columnList(targetColumns) + ") FROM STDIN" + format.option();
     }
 
-    private String columnList()
+    private static String columnList(List<String> columns)
     {
         StringJoiner list = new StringJoiner(", ");
         for (String column : columns) {

@@ -49,6 +49,10 @@ final class Publications
             default -> throw new SinkException(ErrorCode.CONFIG, "Publication " + settings.publicationName() + " does not exist and source.publication.autocreate.mode="
                     + settings.publicationAutoCreate() + " says not to create it: create it before the initial load");
         }
+        if (settings.captured().viaPartitionRoot()) {
+            // as Debezium creates it with publish.via.partition.root: a partition's changes carry its root's name
+            create += " WITH (publish_via_partition_root = true)";
+        }
         try (Statement statement = connection.createStatement()) {
             statement.execute(create);
         }

@@ -19,7 +19,7 @@ import java.util.List;
  * logical decoding streams neither unlogged nor temporary tables, and partitions are read (and
  * streamed by pgoutput) as themselves.
  */
-final class SourceCatalog
+public final class SourceCatalog
 {
     @Language("SQL")
     private static final String TABLES = """
@@ -30,18 +30,43 @@ final class SourceCatalog
               AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%'
             ORDER BY n.nspname, c.relname""";
 
+    /** With {@code publish_via_partition_root} (PostgreSQL 13+): partitioned roots instead of their partitions, sized by their leaves. */
+    @Language("SQL")
+    private static final String TABLES_VIA_PARTITION_ROOT = """
+            SELECT c.oid, n.nspname, c.relname,
+                   CASE WHEN c.relkind = 'p'
+                        THEN (SELECT coalesce(sum(pg_catalog.pg_relation_size(t.relid)), 0) FROM pg_catalog.pg_partition_tree(c.oid) t WHERE t.isleaf)::bigint
+                        ELSE pg_catalog.pg_relation_size(c.oid) END,
+                   CASE WHEN c.relkind = 'p'
+                        THEN (SELECT coalesce(sum(greatest(l.reltuples, 0)), 0) FROM pg_catalog.pg_partition_tree(c.oid) t JOIN pg_catalog.pg_class l ON l.oid = t.relid WHERE t.isleaf)::bigint
+                        ELSE c.reltuples::bigint END,
+                   c.relkind = 'p'
+            FROM pg_catalog.pg_class c
+            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relpersistence = 'p'
+              AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%'
+            ORDER BY n.nspname, c.relname""";
+
     private SourceCatalog() {}
+
+    /** The row schemas of the tables {@code filter} captures, in name order: what Debezium's events will carry. */
+    public static List<TableSchema> schemas(Connection connection, LoadSettings.CaptureFilter filter)
+            throws SQLException
+    {
+        return read(connection, filter).stream().map(SourceTable::schema).toList();
+    }
 
     /** The tables {@code filter} captures, in name order. */
     static List<SourceTable> read(Connection connection, LoadSettings.CaptureFilter filter)
             throws SQLException
     {
+        boolean viaRoot = filter.viaPartitionRoot();
         boolean generatedColumns = connection.getMetaData().getDatabaseMajorVersion() >= 12;
         @Language("SQL")
         String columns = "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), NOT a.attnotnull FROM pg_catalog.pg_attribute a"
                 + " WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped" + (generatedColumns ? " AND a.attgenerated = ''" : "") + " ORDER BY a.attnum";
         List<SourceTable> tables = new ArrayList<>();
-        try (PreparedStatement statement = connection.prepareStatement(TABLES); ResultSet rows = statement.executeQuery()) {
+        try (PreparedStatement statement = connection.prepareStatement(filter.viaPartitionRoot() ? TABLES_VIA_PARTITION_ROOT : TABLES); ResultSet rows = statement.executeQuery()) {
             while (rows.next()) {
                 TableId id = TableId.of(rows.getString(2), rows.getString(3));
                 if (!filter.capturesTable(id.schema(), id.table())) {
@@ -65,7 +90,7 @@ final class SourceCatalog
                 if (tableColumns.isEmpty()) {
                     continue;
                 }
-                tables.add(new SourceTable(new TableSchema(id, tableColumns, key), rows.getLong(4), rows.getLong(5)));
+                tables.add(new SourceTable(new TableSchema(id, tableColumns, key), rows.getLong(4), rows.getLong(5), viaRoot && rows.getBoolean(6)));
             }
         }
         return tables;

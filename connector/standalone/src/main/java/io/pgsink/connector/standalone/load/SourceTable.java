@@ -11,8 +11,11 @@ import static java.util.Objects.requireNonNull;
  *         {@code format_type} types, and the primary key
  * @param bytes the heap's size in bytes at the snapshot (every row the snapshot sees lies in it)
  * @param estimatedRows {@code pg_class.reltuples}, for progress estimates only; -1 when unknown
+ * @param partitioned a partitioned table (read through its root, {@code publish.via.partition.root}):
+ *         {@code bytes} and {@code estimatedRows} are its partitions' sums, and it is read with
+ *         {@code COPY (SELECT ...)}, since COPY cannot read a partitioned table directly
  */
-record SourceTable(TableSchema schema, long bytes, long estimatedRows)
+record SourceTable(TableSchema schema, long bytes, long estimatedRows, boolean partitioned)
 {
     SourceTable
     {
