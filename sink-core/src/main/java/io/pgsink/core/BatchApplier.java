@@ -20,6 +20,15 @@ public interface BatchApplier
      */
     void apply(Batch batch);
 
+    /**
+     * Whether the changes of {@code table} are appended one by one, as a history of the table
+     * ({@code table.mode=history}), rather than merged by key; the sink buffers them accordingly.
+     */
+    default boolean appendsHistory(TableId table)
+    {
+        return false;
+    }
+
     /** The positions stored by the last committed batch, per source partition. */
     Map<String, SourcePosition> committedPositions();
 

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
@@ -16,6 +17,11 @@ import static java.util.Objects.requireNonNull;
  * The {@link Sink}: per-table {@link TableBuffer}s merged by key, flushed by a {@link FlushPolicy}
  * through a {@link BatchApplier}. When a flush fails, the buffers are kept as they were, so the
  * caller may retry it (the applier's batches are idempotent) or give up.
+ *
+ * <p>Between {@link #beginTransaction} and {@link #endTransaction} the policy's limits do not
+ * flush: a source transaction is applied whole. Only its own size is bounded, by
+ * {@code buffer.max.bytes}: the buffer then holds at most what it held when the transaction began
+ * (less than the limit, or it would have flushed) plus the transaction, under twice the limit.
  *
  * <p>Not thread-safe: one thread owns it.
  */
@@ -37,6 +43,8 @@ public final class BufferedSink
     private long events;
     private long firstEventNanos;
     private long bytes;
+    /** The source transaction being accepted, whose events are flushed together; empty between transactions. */
+    private Optional<OpenTransaction> transaction = Optional.empty();
 
     public BufferedSink(String name, FlushPolicy policy, BatchApplier applier, FlushListener listener, LongSupplier nanoClock)
     {
@@ -71,12 +79,19 @@ public final class BufferedSink
         TableBuffer buffer = buffers.get(event.table());
         if (buffer != null && event.operation() != Operation.TRUNCATE && buffer.schema() != null
                 && buffer.schema() != event.schema() && !buffer.schema().equals(event.schema())) {
-            log.info("{} - schema of {} changed, flushing what was buffered with the old schema", name, event.table());
+            if (transaction.isPresent() && events > transaction.get().eventsAtStart()) {
+                // one buffer holds one schema: the part of the transaction before the change is applied now
+                log.warn("{} - schema of {} changed inside source transaction {}: flushing the part of it buffered so far, so the target shows it partly applied until its end",
+                        name, event.table(), transaction.get().id());
+            }
+            else {
+                log.info("{} - schema of {} changed, flushing what was buffered with the old schema", name, event.table());
+            }
             flush();
             buffer = null;
         }
         if (buffer == null) {
-            buffer = new TableBuffer(event.table());
+            buffer = new TableBuffer(event.table(), applier.appendsHistory(event.table()));
             buffers.put(event.table(), buffer);
         }
         long before = buffer.bytes();
@@ -90,16 +105,64 @@ public final class BufferedSink
             Object[] row = event.after() != null ? event.after() : event.before();
             TableSchema schema = event.schema();
             RowKey key = schema.hasKey() && row != null ? schema.keyOf(row) : RowKey.NONE;
-            rejected.add(new RejectedRow(event.table(), event.table(), schema, new RowChange(key, row, event.position(), false, false), java.util.Optional.empty(), e.getMessage()));
+            rejected.add(new RejectedRow(event.table(), event.table(), schema, new RowChange(key, row, event.position(), event.operation(), event.sourceTimeMillis(), false, false), java.util.Optional.empty(), e.getMessage()));
         }
         bytes += buffer.bytes() - before;
         pendingPositions.put(event.position().partition(), event.position());
         if (events++ == 0) {
             firstEventNanos = nanoClock.getAsLong();
         }
-        if (policy.isFull(events, bytes)) {
+        if (transaction.isPresent()) {
+            checkTransactionSize(transaction.get());
+        }
+        else if (policy.isFull(events, bytes)) {
             flush();
         }
+    }
+
+    @Override
+    public void beginTransaction(String transactionId)
+    {
+        requireNonNull(transactionId, "transactionId is null");
+        if (transaction.isPresent()) {
+            throw new IllegalStateException(name + " - source transaction " + transactionId + " begins while " + transaction.get().id() + " has not ended");
+        }
+        transaction = Optional.of(new OpenTransaction(transactionId, events, bytes));
+    }
+
+    @Override
+    public boolean endTransaction()
+    {
+        if (transaction.isEmpty()) {
+            throw new IllegalStateException(name + " - no source transaction to end");
+        }
+        transaction = Optional.empty();
+        if (policy.isFull(events, bytes)) {
+            flush();
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Stops at a source transaction that alone takes {@code buffer.max.bytes}: flushing part of it
+     * would show it half applied, and holding on would let it take any amount of memory.
+     */
+    private void checkTransactionSize(OpenTransaction open)
+    {
+        long transactionBytes = bytes - open.bytesAtStart();
+        if (transactionBytes >= policy.maxBytes()) {
+            throw new SinkException(ErrorCode.CONFIG, name + " - source transaction " + open.id() + " takes more than buffer.max.bytes (" + policy.maxBytes() + " bytes) after "
+                    + (events - open.eventsAtStart()) + " of its events, at " + pendingPositions.values() + ". With flush.boundary=transaction a source transaction is applied whole"
+                    + " and must fit in the buffer: raise buffer.max.bytes (the heap must hold about twice as much), or set flush.boundary=batch to apply it across several flushes;"
+                    + " nothing of it was applied, and pgsink resumes before it");
+        }
+    }
+
+    @Override
+    public boolean inTransaction()
+    {
+        return transaction.isPresent();
     }
 
     /**
@@ -135,7 +198,7 @@ public final class BufferedSink
     @Override
     public boolean flushIfDue()
     {
-        if (policy.isDue(events, firstEventNanos, nanoClock.getAsLong())) {
+        if (transaction.isEmpty() && policy.isDue(events, firstEventNanos, nanoClock.getAsLong())) {
             flush();
             return true;
         }
@@ -170,6 +233,8 @@ public final class BufferedSink
         buffers.clear();
         events = 0;
         bytes = 0;
+        // a flush inside a transaction (a schema change) leaves only the rest of it to bound
+        transaction = transaction.map(open -> new OpenTransaction(open.id(), 0, 0));
         listener.flushed(batch, elapsed);
     }
 
@@ -199,5 +264,14 @@ public final class BufferedSink
         }
         buffers.clear();
         applier.close();
+    }
+
+    /** A source transaction being buffered, and what the buffer held when it began. */
+    private record OpenTransaction(String id, long eventsAtStart, long bytesAtStart)
+    {
+        OpenTransaction
+        {
+            requireNonNull(id, "id is null");
+        }
     }
 }

@@ -83,6 +83,24 @@ public final class ColumnSelectingSink
     }
 
     @Override
+    public void beginTransaction(String transactionId)
+    {
+        delegate.beginTransaction(transactionId);
+    }
+
+    @Override
+    public boolean endTransaction()
+    {
+        return delegate.endTransaction();
+    }
+
+    @Override
+    public boolean inTransaction()
+    {
+        return delegate.inTransaction();
+    }
+
+    @Override
     public boolean flushIfDue()
     {
         return delegate.flushIfDue();

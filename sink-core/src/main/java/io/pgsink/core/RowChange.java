@@ -13,18 +13,23 @@ public final class RowChange
     private final RowKey key;
     private final Object @Nullable [] row;
     private final SourcePosition position;
+    private final Operation operation;
+    private final long sourceTimeMillis;
     private final boolean unavailableValues;
     private final boolean fresh;
     @Nullable
     private final RowKey fillFrom;
 
-    RowChange(RowKey key, Object @Nullable [] row, SourcePosition position, boolean unavailableValues, boolean fresh)
+    RowChange(RowKey key, Object @Nullable [] row, SourcePosition position, Operation operation, long sourceTimeMillis, boolean unavailableValues, boolean fresh)
     {
-        this(key, row, position, unavailableValues, fresh, null);
+        this(key, row, position, operation, sourceTimeMillis, unavailableValues, fresh, null);
     }
 
-    RowChange(RowKey key, Object @Nullable [] row, SourcePosition position, boolean unavailableValues, boolean fresh, @Nullable RowKey fillFrom)
+    RowChange(RowKey key, Object @Nullable [] row, SourcePosition position, Operation operation, long sourceTimeMillis, boolean unavailableValues, boolean fresh,
+            @Nullable RowKey fillFrom)
     {
+        this.operation = requireNonNull(operation, "operation is null");
+        this.sourceTimeMillis = sourceTimeMillis;
         this.fresh = fresh;
         this.fillFrom = fillFrom;
         this.key = requireNonNull(key, "key is null");
@@ -53,6 +58,21 @@ public final class RowChange
     public SourcePosition position()
     {
         return position;
+    }
+
+    /**
+     * The operation of the last event that touched this key ({@link Operation#DELETE} for a key a
+     * key-changing update moved away from); in a history batch, the event's own.
+     */
+    public Operation operation()
+    {
+        return operation;
+    }
+
+    /** When the last event that touched this key was committed on the source, in epoch milliseconds; 0 when unknown. */
+    public long sourceTimeMillis()
+    {
+        return sourceTimeMillis;
     }
 
     /**

@@ -41,7 +41,40 @@ public interface Sink
      */
     void advance(SourcePosition position);
 
-    /** Flushes when the oldest buffered event has waited {@code flush.interval.ms}; returns whether it flushed. */
+    /**
+     * Starts a source transaction (id {@code transactionId}, for messages): the events accepted
+     * until {@link #endTransaction()} are flushed together, never some of them without the others,
+     * so that every committed target state equals a committed source state. The buffer may then hold
+     * more than {@code flush.max.events}; a transaction that alone takes {@code buffer.max.bytes}
+     * fails {@link #accept} with a {@link ErrorCode#CONFIG} error instead of growing without bound.
+     * A change of a table's schema inside the transaction still flushes (with a warning), since one
+     * buffer holds one schema.
+     *
+     * @throws IllegalStateException when a transaction is open already
+     */
+    default void beginTransaction(String transactionId)
+    {
+        throw new UnsupportedOperationException(getClass().getName() + " does not flush on source transaction boundaries");
+    }
+
+    /**
+     * Ends the source transaction {@link #beginTransaction} started, and flushes when the flush
+     * policy says the buffer is full.
+     *
+     * @return whether it flushed
+     */
+    default boolean endTransaction()
+    {
+        throw new UnsupportedOperationException(getClass().getName() + " does not flush on source transaction boundaries");
+    }
+
+    /** Whether a source transaction is open ({@link #beginTransaction} without its {@link #endTransaction}). */
+    default boolean inTransaction()
+    {
+        return false;
+    }
+
+    /** Flushes when the oldest buffered event has waited {@code flush.interval.ms}; returns whether it flushed. Never inside a source transaction. */
     boolean flushIfDue();
 
     /** Applies everything buffered; does nothing when nothing is. */

@@ -54,6 +54,15 @@ public final class SinkConfig
     public static final String ERRORS_TOLERANCE = "errors.tolerance";
     public static final String ERRORS_DEAD_LETTER_TABLE = "errors.deadletter.table";
     public static final String RETRY_BACKOFF_MAX_MS = "retry.backoff.max.ms";
+    public static final String METADATA_OPERATION_COLUMN = "metadata.operation.column";
+    public static final String METADATA_SOURCE_TIMESTAMP_COLUMN = "metadata.source.timestamp.column";
+    public static final String METADATA_SOURCE_POSITION_COLUMN = "metadata.source.position.column";
+    public static final String METADATA_APPLIED_TIMESTAMP_COLUMN = "metadata.applied.timestamp.column";
+    public static final String DELETE_MODE = "delete.mode";
+    public static final String DELETE_FLAG_COLUMN = "delete.flag.column";
+    public static final String DELETE_TIMESTAMP_COLUMN = "delete.timestamp.column";
+    public static final String TABLE_MODE = "table.mode";
+    public static final String HISTORY_TABLE_INCLUDE_LIST = "history.table.include.list";
 
     /** Every key of the sink, shared by both adapters, in the order the README lists them: {@link SinkKeys#ALL}. */
     public static final List<ConfigKey<?>> KEYS = SinkKeys.ALL;
@@ -72,10 +81,12 @@ public final class SinkConfig
     private final ErrorsTolerance errorsTolerance;
     private final Backoff retryBackoff;
     private final ColumnSelection columnSelection;
+    private final ChangeMetadata changeMetadata;
 
-    private SinkConfig(ConfigValues values, Map<String, String> targetJdbcProperties, CopyFormat copyFormat, ColumnSelection columnSelection)
+    private SinkConfig(ConfigValues values, Map<String, String> targetJdbcProperties, CopyFormat copyFormat, ColumnSelection columnSelection, ChangeMetadata changeMetadata)
     {
         this.columnSelection = requireNonNull(columnSelection, "columnSelection is null");
+        this.changeMetadata = requireNonNull(changeMetadata, "changeMetadata is null");
         this.values = requireNonNull(values, "values is null");
         this.targetJdbcProperties = Collections.unmodifiableMap(new TreeMap<>(targetJdbcProperties));
         this.copyFormat = requireNonNull(copyFormat, "copyFormat is null");
@@ -138,10 +149,11 @@ public final class SinkConfig
 
         Optional<CopyFormat> copyFormat = copyFormat(values, problems);
         Optional<ColumnSelection> columnSelection = columnSelection(values, problems);
+        Optional<ChangeMetadata> changeMetadata = ChangeMetadata.read(values, problems);
         if (problems.size() > problemsBefore) {
             return Optional.empty();
         }
-        return Optional.of(new SinkConfig(values, jdbc, copyFormat.orElseThrow(), columnSelection.orElseThrow()));
+        return Optional.of(new SinkConfig(values, jdbc, copyFormat.orElseThrow(), columnSelection.orElseThrow(), changeMetadata.orElseThrow()));
     }
 
     /** The column selection from its keys, when each is valid and they go together. */
@@ -326,6 +338,12 @@ public final class SinkConfig
     public String deadLetterTable()
     {
         return values.get(SinkKeys.ERRORS_DEAD_LETTER_TABLE);
+    }
+
+    /** The metadata columns, {@code delete.mode} and the history tables. */
+    public ChangeMetadata changeMetadata()
+    {
+        return changeMetadata;
     }
 
     /** How long to wait between attempts while the target is unreachable ({@value #RETRY_BACKOFF_MAX_MS}). */

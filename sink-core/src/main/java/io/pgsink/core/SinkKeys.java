@@ -65,6 +65,25 @@ public final class SinkKeys
     public static final ConfigKey<Long> RETRY_BACKOFF_MAX_MS = ConfigKey.optional(SinkConfig.RETRY_BACKOFF_MAX_MS, ConfigType.LONG, 30_000L,
             "Longest wait between attempts when the target is unreachable; attempts start 500 ms apart and double.").withValidator(ConfigValidator.atLeast(1));
 
+    public static final ConfigKey<String> METADATA_OPERATION_COLUMN = ConfigKey.optional(SinkConfig.METADATA_OPERATION_COLUMN, ConfigType.STRING, "",
+            "Target column (text) that receives the operation of each row's last change: c (insert), r (snapshot read), u (update), d (delete: soft-deleted rows, history rows); empty for none. Created by schema.evolution=add-columns, else it must exist.");
+    public static final ConfigKey<String> METADATA_SOURCE_TIMESTAMP_COLUMN = ConfigKey.optional(SinkConfig.METADATA_SOURCE_TIMESTAMP_COLUMN, ConfigType.STRING, "",
+            "Target column (timestamptz) that receives when the row's last change was committed on the source (Debezium's source.ts_ms; NULL when unknown); empty for none.");
+    public static final ConfigKey<String> METADATA_SOURCE_POSITION_COLUMN = ConfigKey.optional(SinkConfig.METADATA_SOURCE_POSITION_COLUMN, ConfigType.STRING, "",
+            "Target column (text) that receives where the row's last change is in the source stream: the change's LSN (e.g. 0/16B3748; order by it cast to pg_lsn) in the standalone service, <topic>-<partition>:<offset> in Kafka Connect; empty for none.");
+    public static final ConfigKey<String> METADATA_APPLIED_TIMESTAMP_COLUMN = ConfigKey.optional(SinkConfig.METADATA_APPLIED_TIMESTAMP_COLUMN, ConfigType.STRING, "",
+            "Target column (timestamptz) that receives when the sink applied the row (one time per flush transaction, from the sink's clock); empty for none.");
+    public static final ConfigKey<DeleteMode> DELETE_MODE = ConfigKey.optional(SinkConfig.DELETE_MODE, ConfigType.choice(DeleteMode.class), DeleteMode.HARD,
+            "What a source delete does to the target row: hard deletes it; soft keeps it and sets delete.flag.column to true and/or delete.timestamp.column to the delete's source commit time (the other columns keep the row's last values); a later insert of the key writes the row anew and clears both.");
+    public static final ConfigKey<String> DELETE_FLAG_COLUMN = ConfigKey.optional(SinkConfig.DELETE_FLAG_COLUMN, ConfigType.STRING, "",
+            "With delete.mode=soft: target column (boolean) that is true for deleted rows, false for the others; empty for none.");
+    public static final ConfigKey<String> DELETE_TIMESTAMP_COLUMN = ConfigKey.optional(SinkConfig.DELETE_TIMESTAMP_COLUMN, ConfigType.STRING, "",
+            "With delete.mode=soft: target column (timestamptz) that holds when a deleted row was deleted at the source (the sink's apply time when the source sent none), NULL for the others; empty for none.");
+    public static final ConfigKey<TableMode> TABLE_MODE = ConfigKey.optional(SinkConfig.TABLE_MODE, ConfigType.choice(TableMode.class), TableMode.MERGE,
+            "merge: a target table holds each key's latest row. history: every table is a history table, which gets one appended row per change (insert, read, update, delete; truncates are not applied), COPYed straight into the table with the metadata columns; needs metadata.operation.column and metadata.source.position.column.");
+    public static final ConfigKey<TablePatterns> HISTORY_TABLE_INCLUDE_LIST = ConfigKey.optional(SinkConfig.HISTORY_TABLE_INCLUDE_LIST, TablePatterns.CONFIG_TYPE, TablePatterns.NONE,
+            "With table.mode=merge: comma-separated regular expressions matched against the whole schema.table of source tables (Kafka Connect: of the table a record is routed to); the tables they match are history tables, the others are merged.");
+
     /** Every key, in the order the README lists them. */
     public static final List<ConfigKey<?>> ALL = List.of(
             SINK_NAME,
@@ -92,7 +111,16 @@ public final class SinkKeys
             OFFSETS_TABLE,
             ERRORS_TOLERANCE,
             ERRORS_DEAD_LETTER_TABLE,
-            RETRY_BACKOFF_MAX_MS);
+            RETRY_BACKOFF_MAX_MS,
+            METADATA_OPERATION_COLUMN,
+            METADATA_SOURCE_TIMESTAMP_COLUMN,
+            METADATA_SOURCE_POSITION_COLUMN,
+            METADATA_APPLIED_TIMESTAMP_COLUMN,
+            DELETE_MODE,
+            DELETE_FLAG_COLUMN,
+            DELETE_TIMESTAMP_COLUMN,
+            TABLE_MODE,
+            HISTORY_TABLE_INCLUDE_LIST);
 
     private static Optional<String> pgjdbcUrl(String url)
     {

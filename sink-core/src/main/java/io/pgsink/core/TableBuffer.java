@@ -3,6 +3,7 @@ package io.pgsink.core;
 import org.jetbrains.annotations.Nullable;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,11 +29,20 @@ import static java.util.Objects.requireNonNull;
  * </ul>
  * A table without a primary key cannot be merged: its buffer only accepts inserts and appends them.
  *
+ * <p>A history table ({@code table.mode=history}) is not merged either: every insert, read, update
+ * and delete is appended as it came, a key-changing update as a delete of the old key followed by
+ * the update, with unavailable values filled from the key's earlier image in the buffer (what is
+ * still missing fails: a history row cannot be filled from the target); a truncate is not applied,
+ * so the history of the table is kept.
+ *
  * <p>Not thread-safe: owned by the sink's thread.
  */
 final class TableBuffer
 {
     private final TableId table;
+    private final boolean history;
+    /** History tables: each key's last row image in the buffer, to fill unavailable values of the key's later changes. */
+    private final Map<RowKey, Object[]> lastImages = new HashMap<>();
     @Nullable
     private TableSchema schema;
     private boolean truncate;
@@ -44,7 +54,14 @@ final class TableBuffer
 
     TableBuffer(TableId table)
     {
+        this(table, false);
+    }
+
+    /** @param history whether every change is appended ({@code table.mode=history}) rather than merged by key */
+    TableBuffer(TableId table, boolean history)
+    {
         this.table = requireNonNull(table, "table is null");
+        this.history = history;
     }
 
     /** The schema of the buffered rows; null while nothing but a truncate is buffered. */
@@ -67,6 +84,13 @@ final class TableBuffer
     void add(ChangeEvent event)
     {
         events++;
+        if (history) {
+            if (event.operation() != Operation.TRUNCATE) {
+                adoptSchema(event.schema());
+                HistoryRows.append(this, event);
+            }
+            return;
+        }
         if (event.operation() == Operation.TRUNCATE) {
             entries.clear();
             appends.clear();
@@ -76,12 +100,7 @@ final class TableBuffer
             return;
         }
         TableSchema eventSchema = event.schema();
-        if (schema == null) {
-            schema = eventSchema;
-        }
-        else if (schema != eventSchema && !schema.equals(eventSchema)) {
-            throw new IllegalStateException("Buffer of " + table + " holds rows of another schema; the sink must flush before a schema change");
-        }
+        adoptSchema(eventSchema);
         if (!eventSchema.hasKey()) {
             append(event);
             return;
@@ -106,10 +125,42 @@ final class TableBuffer
             }
             case DELETE -> {
                 RowKey key = eventSchema.keyOf(event.before());
-                put(key, deleted(key, event.position()));
+                put(key, deleted(key, event));
             }
             case TRUNCATE -> throw new IllegalStateException("handled above");
         }
+    }
+
+    private void adoptSchema(TableSchema eventSchema)
+    {
+        if (schema == null) {
+            schema = eventSchema;
+        }
+        else if (schema != eventSchema && !schema.equals(eventSchema)) {
+            throw new IllegalStateException("Buffer of " + table + " holds rows of another schema; the sink must flush before a schema change");
+        }
+    }
+
+    /** History tables: appends one row as it came ({@link HistoryRows}), remembering its image under its key. */
+    void appendHistory(RowKey key, Object[] row, ChangeEvent event, Operation operation)
+    {
+        Entry entry = new Entry(key, row, row, null, event.position(), operation, event.sourceTimeMillis(), false, true);
+        appends.add(entry);
+        bytes += entry.bytes;
+        if (key != RowKey.NONE && operation != Operation.DELETE) {
+            lastImages.put(key, row);
+        }
+    }
+
+    /** History tables: the last image of {@code key} in the buffer, or null. */
+    Object @Nullable [] lastImage(RowKey key)
+    {
+        return lastImages.get(key);
+    }
+
+    TableId table()
+    {
+        return table;
     }
 
     /**
@@ -124,7 +175,7 @@ final class TableBuffer
         boolean fresh = freshness(key, fillKey != null || event.operation() == Operation.INSERT);
         Entry previous = entries.get(fillKey != null ? fillKey : key);
         if (oldKey != null) {
-            put(oldKey, deleted(oldKey, event.position()));
+            put(oldKey, deleted(oldKey, event));
         }
         boolean unavailable = fillUnavailable(row, previous == null ? null : previous.image);
         RowKey fillFrom = null;
@@ -136,7 +187,7 @@ final class TableBuffer
                 fillFrom = null;
             }
         }
-        put(key, new Entry(key, row, row, fillFrom, event.position(), unavailable, fresh));
+        put(key, new Entry(key, row, row, fillFrom, event.position(), event.operation(), event.sourceTimeMillis(), unavailable, fresh));
     }
 
     /**
@@ -144,14 +195,14 @@ final class TableBuffer
      * a key change into a delete of the old key and an insert of the new one, whose unchanged TOAST
      * values must then come from the old key's image.
      */
-    private Entry deleted(RowKey key, SourcePosition position)
+    private Entry deleted(RowKey key, ChangeEvent event)
     {
         Entry existing = entries.get(key);
         boolean fresh = freshness(key, false);
         if (existing == null) {
-            return new Entry(key, null, null, null, position, false, fresh);
+            return new Entry(key, null, null, null, event.position(), Operation.DELETE, event.sourceTimeMillis(), false, fresh);
         }
-        return new Entry(key, null, existing.image, existing.fillFrom, position, false, fresh);
+        return new Entry(key, null, existing.image, existing.fillFrom, event.position(), Operation.DELETE, event.sourceTimeMillis(), false, fresh);
     }
 
     /**
@@ -226,7 +277,7 @@ final class TableBuffer
                 throw new SinkException(ErrorCode.DATA, "Cannot append to " + table + " at " + event.position() + ": the insert has unavailable (unchanged TOAST) values");
             }
         }
-        Entry entry = new Entry(RowKey.NONE, row, null, null, event.position(), false, true);
+        Entry entry = new Entry(RowKey.NONE, row, null, null, event.position(), event.operation(), event.sourceTimeMillis(), false, true);
         appends.add(entry);
         bytes += entry.bytes;
     }
@@ -235,10 +286,10 @@ final class TableBuffer
     {
         List<RowChange> changes = new ArrayList<>(entries.size() + appends.size());
         for (Entry entry : entries.values()) {
-            changes.add(new RowChange(entry.key, entry.row, entry.position, entry.unavailable, entry.fresh, entry.unavailable ? entry.fillFrom : null));
+            changes.add(new RowChange(entry.key, entry.row, entry.position, entry.operation, entry.sourceTimeMillis, entry.unavailable, entry.fresh, entry.unavailable ? entry.fillFrom : null));
         }
         for (Entry entry : appends) {
-            changes.add(new RowChange(entry.key, entry.row, entry.position, false, true));
+            changes.add(new RowChange(entry.key, entry.row, entry.position, entry.operation, entry.sourceTimeMillis, false, true));
         }
         return new TableBatch(table, Optional.ofNullable(schema), truncate, changes, rowsWithUnavailableValues, events);
     }
@@ -254,12 +305,17 @@ final class TableBuffer
         @Nullable
         final RowKey fillFrom;
         final SourcePosition position;
+        final Operation operation;
+        final long sourceTimeMillis;
         final boolean unavailable;
         final boolean fresh;
         final long bytes;
 
-        Entry(RowKey key, Object @Nullable [] row, Object @Nullable [] image, @Nullable RowKey fillFrom, SourcePosition position, boolean unavailable, boolean fresh)
+        Entry(RowKey key, Object @Nullable [] row, Object @Nullable [] image, @Nullable RowKey fillFrom, SourcePosition position, Operation operation, long sourceTimeMillis,
+                boolean unavailable, boolean fresh)
         {
+            this.operation = operation;
+            this.sourceTimeMillis = sourceTimeMillis;
             this.key = key;
             this.row = row;
             this.image = image;

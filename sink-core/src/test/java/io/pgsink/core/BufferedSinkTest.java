@@ -245,4 +245,73 @@ class BufferedSinkTest
             assertThat(target.batches.get(0).tables()).isEmpty();
         }
     }
+
+    @Test
+    void sourceTransactionIsFlushedWholeWhateverTheEventLimit()
+    {
+        try (BufferedSink sink = sink(2, Long.MAX_VALUE, 0)) {
+            sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {1L, "a", "a"}, at(1), 0));
+            sink.beginTransaction("tx 7");
+            for (long id = 2; id <= 6; id++) {
+                sink.accept(ChangeEvent.insert(id % 2 == 0 ? ORDERS_SCHEMA : ITEMS_SCHEMA, new Object[] {id, "b", "b"}, at(id), 0));
+            }
+            assertThat(sink.flushIfDue()).as("the interval does not split a transaction").isFalse();
+            assertThat(target.batches).as("nothing of the open transaction is applied").isEmpty();
+            assertThat(sink.inTransaction()).isTrue();
+            assertThat(sink.endTransaction()).isTrue();
+            assertThat(sink.inTransaction()).isFalse();
+        }
+        assertThat(target.batches).hasSize(1);
+        assertThat(target.batches.get(0).events()).isEqualTo(6);
+        assertThat(target.positions).containsExactly(java.util.Map.entry("db", at(6)));
+    }
+
+    @Test
+    void sourceTransactionLargerThanTheBufferStopsWithNothingOfItApplied()
+    {
+        try (BufferedSink sink = sink(1, 2_000, 1000)) {
+            sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {1L, "before", "a"}, at(1), 0));
+            assertThat(target.batches).hasSize(1);
+            sink.beginTransaction("tx 8");
+            assertThatThrownBy(() -> {
+                for (long id = 2; id < 10_000; id++) {
+                    sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {id, "in the large transaction", "x".repeat(100)}, at(id), 0));
+                }
+            }).isInstanceOfSatisfying(SinkException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.CONFIG))
+                    .hasMessageContaining("source transaction tx 8 takes more than buffer.max.bytes (2000 bytes)")
+                    .hasMessageContaining("raise buffer.max.bytes");
+        }
+        assertThat(target.batches).as("only the event before the transaction").hasSize(1);
+        assertThat(target.positions).containsExactly(java.util.Map.entry("db", at(1)));
+    }
+
+    @Test
+    void transactionsEndAtTheirEnd()
+    {
+        try (BufferedSink sink = sink(100, Long.MAX_VALUE, 1000)) {
+            assertThatThrownBy(sink::endTransaction).isInstanceOf(IllegalStateException.class);
+            sink.beginTransaction("tx 1");
+            assertThatThrownBy(() -> sink.beginTransaction("tx 2")).isInstanceOf(IllegalStateException.class).hasMessageContaining("tx 2 begins while tx 1 has not ended");
+            assertThat(sink.endTransaction()).as("below the limits: buffered on").isFalse();
+        }
+    }
+
+    /** The documented exception: one buffer holds one schema per table, so a schema change inside a transaction flushes what came before it. */
+    @Test
+    void schemaChangeInsideATransactionFlushesThePartBeforeIt()
+    {
+        TableSchema widened = TableSchema.of(ORDERS, List.of("id", "status", "note", "extra"), List.of("id"));
+        try (BufferedSink sink = sink(100, Long.MAX_VALUE, 1000)) {
+            sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {1L, "a", "a"}, at(1), 0));
+            sink.beginTransaction("tx 3");
+            sink.accept(ChangeEvent.insert(widened, new Object[] {2L, "b", "b", "x"}, at(2), 0));
+            assertThat(target.batches).as("a change at the transaction's start: only whole transactions before it are flushed").hasSize(1);
+            assertThat(target.batches.get(0).events()).isEqualTo(1);
+            sink.accept(ChangeEvent.insert(ORDERS_SCHEMA, new Object[] {3L, "c", "c"}, at(3), 0));
+            assertThat(target.batches).as("a change inside it: the part before is flushed").hasSize(2);
+            sink.endTransaction();
+            sink.flush();
+        }
+        assertThat(target.batches).hasSize(3);
+    }
 }

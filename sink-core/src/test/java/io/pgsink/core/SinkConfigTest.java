@@ -73,13 +73,24 @@ class SinkConfigTest
                 Map.entry("offsets.table", "STRING 'pgsink_offsets'"),
                 Map.entry("errors.tolerance", "CHOICE 'none'"),
                 Map.entry("errors.deadletter.table", "STRING 'pgsink_dead_letters'"),
-                Map.entry("retry.backoff.max.ms", "LONG '30000'"));
+                Map.entry("retry.backoff.max.ms", "LONG '30000'"),
+                Map.entry("metadata.operation.column", "STRING ''"),
+                Map.entry("metadata.source.timestamp.column", "STRING ''"),
+                Map.entry("metadata.source.position.column", "STRING ''"),
+                Map.entry("metadata.applied.timestamp.column", "STRING ''"),
+                Map.entry("delete.mode", "CHOICE 'hard'"),
+                Map.entry("delete.flag.column", "STRING ''"),
+                Map.entry("delete.timestamp.column", "STRING ''"),
+                Map.entry("table.mode", "CHOICE 'merge'"),
+                Map.entry("history.table.include.list", "STRING ''"));
         assertThat(SinkKeys.TARGET_DIALECT.type().choices()).containsExactly("auto", "postgresql", "greenplum");
         assertThat(SinkKeys.TARGET_UPDATE_MODE.type().choices()).containsExactly("auto", "delete-insert");
         assertThat(SinkKeys.SCHEMA_EVOLUTION.type().choices()).containsExactly("none", "add-columns", "add-columns-and-widen");
         assertThat(SinkKeys.TABLES_WITHOUT_KEY.type().choices()).containsExactly("fail", "append-only");
         assertThat(SinkKeys.COPY_NUL_CHARACTER.type().choices()).containsExactly("fail", "strip");
         assertThat(SinkKeys.ERRORS_TOLERANCE.type().choices()).containsExactly("none", "all");
+        assertThat(SinkKeys.DELETE_MODE.type().choices()).containsExactly("hard", "soft");
+        assertThat(SinkKeys.TABLE_MODE.type().choices()).containsExactly("merge", "history");
     }
 
     @Test

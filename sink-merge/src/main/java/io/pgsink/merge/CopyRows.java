@@ -11,9 +11,12 @@ import org.jetbrains.annotations.Nullable;
 
 import java.sql.SQLException;
 
+import static java.util.Objects.requireNonNull;
+
 /**
  * Encodes a change as one CSV row of a COPY, in the layout the COPY's table has, through the
- * plan's encoders (indexed by column, nothing looked up per row). A value the encoder refuses
+ * plan's encoders (indexed by column, nothing looked up per row): the source columns, then the
+ * metadata columns ({@link MetadataValues}). A value the encoder refuses
  * becomes a {@link RowRejectedException} naming the column and its type, and the row is dropped
  * from the writer.
  *
@@ -33,6 +36,12 @@ final class CopyRows
     }
 
     private final StringBuilder mask = new StringBuilder();
+    private final MetadataValues metadata;
+
+    CopyRows(MetadataValues metadata)
+    {
+        this.metadata = requireNonNull(metadata, "metadata is null");
+    }
 
     /** Writes {@code change} as one row of {@code layout}. */
     void write(CsvWriter writer, TablePlan plan, RowChange change, Layout layout)
@@ -73,7 +82,11 @@ final class CopyRows
             }
             for (column = 0; column < plan.encoders.length; column++) {
                 Object value;
-                if (full) {
+                if (column >= plan.sourceColumns) {
+                    // every staged change carries its metadata: a soft delete writes it into the kept row
+                    value = metadata.value(plan.metadataKinds[column - plan.sourceColumns], change);
+                }
+                else if (full) {
                     value = row[column];
                 }
                 else {
@@ -90,14 +103,17 @@ final class CopyRows
     }
 
     /** A final row with every value known, in the target's COPY column order (the source columns). */
-    private static void writeTargetRow(CsvWriter writer, TablePlan plan, RowChange change)
+    private void writeTargetRow(CsvWriter writer, TablePlan plan, RowChange change)
             throws SQLException
     {
         Object[] row = change.row();
         int column = -1;
         try {
-            for (column = 0; column < plan.encoders.length; column++) {
+            for (column = 0; column < plan.sourceColumns; column++) {
                 writeValue(writer, plan, column, row[column]);
+            }
+            for (; column < plan.encoders.length; column++) {
+                writeValue(writer, plan, column, metadata.value(plan.metadataKinds[column - plan.sourceColumns], change));
             }
             writer.endRow();
         }

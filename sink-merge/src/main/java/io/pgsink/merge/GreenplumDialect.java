@@ -82,6 +82,12 @@ final class GreenplumDialect
         return deleteJoined(target, stagingName, " AND NOT s." + quote(StagingColumns.INSERT));
     }
 
+    @Override
+    public String deleteStagedRows(TargetTable target, String stagingName)
+    {
+        return deleteJoined(target, stagingName, " AND s." + quote(StagingColumns.INSERT));
+    }
+
     /**
      * A join of the staging table with the target on the key. The staging table is distributed
      * like the target, so each segment joins its own rows without moving any. Greenplum's planner

@@ -1,5 +1,6 @@
 package io.pgsink.merge;
 
+import io.pgsink.core.ChangeMetadata;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.TableId;
@@ -10,6 +11,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -41,13 +43,25 @@ public final class LoadTargets
     public static TargetTable prepare(Connection connection, Dialect dialect, TableId target, TableSchema source, boolean evolve)
             throws SQLException
     {
+        return prepare(connection, dialect, target, source, evolve, ChangeMetadata.NONE);
+    }
+
+    /**
+     * As {@link #prepare(Connection, Dialect, TableId, TableSchema, boolean)}, creating or completing
+     * the metadata columns too; a history table is created without a primary key (see {@link HistoryTables}).
+     */
+    public static TargetTable prepare(Connection connection, Dialect dialect, TableId target, TableSchema source, boolean evolve, ChangeMetadata metadata)
+            throws SQLException
+    {
         Optional<TargetTable> found = TargetCatalog.read(connection, target, dialect);
         if (found.isEmpty() && evolve) {
-            SchemaEvolution.execute(connection, SchemaEvolution.createTable(target, source, dialect, TargetCatalog.schemaExists(connection, target.schema())));
+            SchemaEvolution.execute(connection, SchemaEvolution.createTable(target, source, dialect, TargetCatalog.schemaExists(connection, target.schema()), metadata,
+                    metadata.isHistory(source.table())));
             found = TargetCatalog.read(connection, target, dialect);
         }
         else if (found.isPresent() && evolve) {
-            List<String> additions = SchemaEvolution.addColumns(source, found.get());
+            List<String> additions = new ArrayList<>(SchemaEvolution.addColumns(source, found.get()));
+            additions.addAll(MetadataColumns.addColumns(metadata, found.get()));
             if (!additions.isEmpty()) {
                 SchemaEvolution.execute(connection, additions);
                 found = TargetCatalog.read(connection, target, dialect);

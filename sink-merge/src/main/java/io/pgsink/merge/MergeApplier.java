@@ -6,6 +6,7 @@ import io.pgsink.copy.SqlFailures;
 import io.pgsink.copy.SqlIdentifiers;
 import io.pgsink.core.Batch;
 import io.pgsink.core.BatchApplier;
+import io.pgsink.core.ChangeMetadata;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.RejectedRow;
 import io.pgsink.core.RejectedRowHandler;
@@ -14,6 +15,7 @@ import io.pgsink.core.SinkException;
 import io.pgsink.core.SourceColumns;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.core.TableBatch;
+import io.pgsink.core.TableId;
 import io.pgsink.merge.FlushPhases.Phase;
 import io.pgsink.merge.RejectedRowIsolator.Ending;
 import io.pgsink.merge.RejectedRowIsolator.TableFailure;
@@ -25,11 +27,14 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 import static java.util.Objects.requireNonNull;
 
@@ -74,6 +79,8 @@ public final class MergeApplier
     private final TableWriter writer;
     private final RejectedRowIsolator isolator;
     private final DeadLetterTable deadLetters;
+    private final ChangeMetadata changeMetadata;
+    private final MetadataValues metadataValues;
 
     public MergeApplier(SinkConfig config)
     {
@@ -98,7 +105,9 @@ public final class MergeApplier
         this.plans = new TablePlans(config, staging, builder.sourceColumns);
         // a table or column gone: the target changed under us, read the catalog again next time
         this.transactions = new TargetTransactions(session, plans::forget);
-        this.writer = new TableWriter(config.copyFormat(), builder.copyListener);
+        this.changeMetadata = config.changeMetadata();
+        this.metadataValues = new MetadataValues(builder.positionText);
+        this.writer = new TableWriter(config.copyFormat(), builder.copyListener, metadataValues, changeMetadata.softDeletes());
         this.isolator = new RejectedRowIsolator(config.toleratesRejectedRows(), config.tableNameFormat());
         this.deadLetters = new DeadLetterTable(sinkName, SqlIdentifiers.quote(config.offsetsSchema()) + "." + SqlIdentifiers.quote(config.deadLetterTable()));
     }
@@ -112,6 +121,12 @@ public final class MergeApplier
     public Dialect dialect()
     {
         return session.dialect();
+    }
+
+    @Override
+    public boolean appendsHistory(TableId table)
+    {
+        return changeMetadata.isHistory(table);
     }
 
     @Override
@@ -235,6 +250,8 @@ public final class MergeApplier
         TableBatch current = null;
         FlushPhases phases = new FlushPhases();
         boolean committed = false;
+        // PostgreSQL keeps microseconds
+        metadataValues.startFlush(Instant.now().truncatedTo(ChronoUnit.MICROS));
         try {
             Connection connection = transaction.connection();
             long start = System.nanoTime();
@@ -373,6 +390,7 @@ public final class MergeApplier
         private CopyListener copyListener = CopyListener.NONE;
         private Optional<MetricsTrackerFactory> poolMetrics = Optional.empty();
         private SourceColumns sourceColumns = SourceColumns.UNKNOWN;
+        private Function<SourcePosition, String> positionText = MetadataValues.PARTITION_AND_OFFSET;
 
         private Builder(SinkConfig config)
         {
@@ -395,6 +413,17 @@ public final class MergeApplier
         public Builder rejectedRowHandler(RejectedRowHandler rejectedRowHandler)
         {
             this.rejectedRowHandler = Optional.of(requireNonNull(rejectedRowHandler, "rejectedRowHandler is null"));
+            return this;
+        }
+
+        /**
+         * How a change's position is written into {@code metadata.source.position.column}; by
+         * default {@code <partition>:<offset>} (Kafka Connect's {@code orders-3:4711}). Called per
+         * row on the sink's thread.
+         */
+        public Builder positionText(Function<SourcePosition, String> positionText)
+        {
+            this.positionText = requireNonNull(positionText, "positionText is null");
             return this;
         }
 

@@ -52,6 +52,12 @@ final class PostgreSqlDialect
         return deleteProbingKeys(target, quote(stagingName) + " WHERE NOT " + quote(StagingColumns.INSERT));
     }
 
+    @Override
+    public String deleteStagedRows(TargetTable target, String stagingName)
+    {
+        return deleteProbingKeys(target, quote(stagingName) + " WHERE " + quote(StagingColumns.INSERT));
+    }
+
     /** Deletes the keys {@code keySource} (a table name, optionally followed by a WHERE clause) holds, probing the primary-key index per key. */
     static String deleteProbingKeys(TargetTable target, String keySource)
     {

@@ -1,5 +1,6 @@
 package io.pgsink.merge;
 
+import io.pgsink.core.ChangeMetadata;
 import io.pgsink.core.ColumnSchema;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
@@ -41,6 +42,15 @@ final class SchemaEvolution
      */
     static List<String> createTable(TableId target, TableSchema source, Dialect dialect, boolean schemaExists)
     {
+        return createTable(target, source, dialect, schemaExists, ChangeMetadata.NONE, false);
+    }
+
+    /**
+     * As {@link #createTable(TableId, TableSchema, Dialect, boolean)}, with the metadata columns
+     * after the source's; a history table ({@code history}) gets no primary key (see {@link HistoryTables}).
+     */
+    static List<String> createTable(TableId target, TableSchema source, Dialect dialect, boolean schemaExists, ChangeMetadata metadata, boolean history)
+    {
         List<String> untyped = new ArrayList<>();
         StringJoiner definitions = new StringJoiner(", ");
         for (ColumnSchema column : source.columns()) {
@@ -55,7 +65,8 @@ final class SchemaEvolution
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot create target table " + target + " for " + source.table() + ": the source did not send the type of column(s) " + untyped
                     + " (with Debezium, set column.propagate.source.type=.* on the source connector), so create the table yourself.");
         }
-        if (source.hasKey()) {
+        MetadataColumns.definitions(metadata).forEach(definitions::add);
+        if (source.hasKey() && !history) {
             StringJoiner key = new StringJoiner(", ");
             for (String column : source.keyColumns()) {
                 key.add(quote(column));

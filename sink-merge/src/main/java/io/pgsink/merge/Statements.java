@@ -54,6 +54,12 @@ final class Statements
      */
     static String mergeFromStaging(TargetTable target, List<TargetColumn> columns, String stagingName)
     {
+        return mergeFromStaging(target, columns, stagingName, "DELETE");
+    }
+
+    /** As {@link #mergeFromStaging(TargetTable, List, String)}, with {@code deleteAction} for a staged delete of a key the target holds. */
+    static String mergeFromStaging(TargetTable target, List<TargetColumn> columns, String stagingName, String deleteAction)
+    {
         StringJoiner keyMatch = new StringJoiner(" AND ");
         StringJoiner keyOrder = new StringJoiner(", ");
         for (String column : target.primaryKey()) {
@@ -77,7 +83,7 @@ final class Statements
         String insert = quote(StagingColumns.INSERT);
         return "SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; "
                 + "MERGE INTO " + qualified(target.id()) + " AS t USING (SELECT * FROM " + quote(stagingName) + " ORDER BY " + keyOrder + ") AS s ON " + keyMatch
-                + " WHEN MATCHED AND NOT s." + insert + " THEN DELETE"
+                + " WHEN MATCHED AND NOT s." + insert + " THEN " + deleteAction
                 + " WHEN MATCHED THEN " + (assignments.length() == 0 ? "DO NOTHING" : "UPDATE SET " + assignments)
                 // as COPY does, write identity columns as given
                 + " WHEN NOT MATCHED AND s." + insert + " THEN INSERT (" + columnList(columns) + ") OVERRIDING SYSTEM VALUE VALUES (" + values + ")";

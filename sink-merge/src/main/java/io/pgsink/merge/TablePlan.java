@@ -3,6 +3,7 @@ package io.pgsink.merge;
 import io.pgsink.copy.CopyLoader;
 import io.pgsink.copy.ValueEncoder;
 import io.pgsink.copy.ValueEncoders;
+import io.pgsink.core.ChangeMetadata;
 import io.pgsink.core.ColumnSchema;
 import io.pgsink.core.CopyFormat;
 import io.pgsink.core.ErrorCode;
@@ -18,15 +19,22 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Everything a flush needs to apply rows of one source schema version to one target table,
- * resolved and checked once: the staged columns in source order, their encoders (the hot loop
- * indexes this array), and the SQL.
+ * resolved and checked once: the staged columns in source order followed by the metadata columns
+ * ({@link MetadataColumns}), their encoders (the hot loop indexes this array), and the SQL.
  */
 final class TablePlan
 {
     final TableSchema source;
     final TargetTable target;
     final boolean appendOnly;
+    /** Whether every change is appended to the target as a row of its own (a history table, see {@link HistoryTables}). */
+    final boolean history;
+    /** Source columns, then metadata columns. */
     final List<TargetColumn> columns;
+    /** How many of {@link #columns} are source columns; the others are metadata columns. */
+    final int sourceColumns;
+    /** For each metadata column (index {@code i - sourceColumns} of {@link #columns}), what it holds. */
+    final ChangeMetadata.Kind[] metadataKinds;
     final ValueEncoder[] encoders;
     /** For each staged column, its position in the key, or -1. */
     final int[] keyPosition;
@@ -52,12 +60,22 @@ final class TablePlan
      */
     final boolean mergeable;
 
-    private TablePlan(TableSchema source, TargetTable target, boolean appendOnly, List<TargetColumn> columns, String stagingName, Dialect dialect, CopyFormat format)
+    private TablePlan(TableSchema source, TargetTable target, boolean appendOnly, List<TargetColumn> sourceColumns, ChangeMetadata metadata, List<TargetColumn> metadataColumns,
+            boolean history, String stagingName, Dialect dialect, CopyFormat format)
     {
         this.source = source;
         this.target = target;
         this.appendOnly = appendOnly;
+        this.history = history;
+        List<TargetColumn> columns = new ArrayList<>(sourceColumns);
+        columns.addAll(metadataColumns);
         this.columns = List.copyOf(columns);
+        this.sourceColumns = sourceColumns.size();
+        this.metadataKinds = new ChangeMetadata.Kind[metadataColumns.size()];
+        for (int i = 0; i < metadataKinds.length; i++) {
+            metadataKinds[i] = metadata.columns().get(i).kind();
+        }
+        boolean softDelete = metadata.softDeletes();
         this.encoders = new ValueEncoder[columns.size()];
         this.keyPosition = new int[columns.size()];
         for (int i = 0; i < columns.size(); i++) {
@@ -71,7 +89,7 @@ final class TablePlan
         this.stagingName = stagingName;
         List<String> names = columns.stream().map(TargetColumn::name).toList();
         this.copyTarget = CopyLoader.copyStatement(Statements.qualified(target.id()), names, format);
-        if (appendOnly) {
+        if (appendOnly || history) {
             this.createStaging = "";
             this.copyStaging = "";
             this.fill = "";
@@ -94,10 +112,17 @@ final class TablePlan
             this.copyStaging = CopyLoader.copyStatement(io.pgsink.copy.SqlIdentifiers.quote(stagingName), stagedNames, format);
             this.fill = Statements.fillUnavailable(target, columns, stagingName);
             this.unfilled = Statements.unfilledRows(target, stagingName);
-            this.delete = dialect.delete().deleteTouchedKeys(target, stagingName);
             this.insertFromStaging = Statements.insertFromStaging(target.id(), columns, stagingName);
-            this.merge = Statements.mergeFromStaging(target, columns, stagingName);
-            this.upsert = dialect.delete().deleteStagedDeletes(target, stagingName) + "; " + Statements.upsertFromStaging(target, columns, stagingName);
+            if (softDelete) {
+                this.delete = SoftDeletes.deleteInsert(dialect, target, columns, metadataColumns, stagingName);
+                this.merge = Statements.mergeFromStaging(target, columns, stagingName, SoftDeletes.mergeDeleteAction(metadataColumns));
+                this.upsert = SoftDeletes.markStagedDeletes(target, metadataColumns, stagingName) + "; " + Statements.upsertFromStaging(target, columns, stagingName);
+            }
+            else {
+                this.delete = dialect.delete().deleteTouchedKeys(target, stagingName);
+                this.merge = Statements.mergeFromStaging(target, columns, stagingName);
+                this.upsert = dialect.delete().deleteStagedDeletes(target, stagingName) + "; " + Statements.upsertFromStaging(target, columns, stagingName);
+            }
             this.mergeable = columns.stream().noneMatch(column -> column.identityAlways() && !target.primaryKey().contains(column.name()));
         }
     }
@@ -118,8 +143,19 @@ final class TablePlan
      */
     static TablePlan create(TableSchema source, TargetTable target, Dialect dialect, CopyFormat format, boolean appendOnlyWithoutKey, String stagingName)
     {
+        return create(source, target, dialect, format, appendOnlyWithoutKey, stagingName, ChangeMetadata.NONE, false);
+    }
+
+    /**
+     * As {@link #create(TableSchema, TargetTable, Dialect, CopyFormat, boolean, String)}, with the
+     * metadata columns and, for a history table ({@code history}), no key to merge by.
+     */
+    static TablePlan create(TableSchema source, TargetTable target, Dialect dialect, CopyFormat format, boolean appendOnlyWithoutKey, String stagingName,
+            ChangeMetadata metadata, boolean history)
+    {
         requireNonNull(source, "source is null");
         requireNonNull(target, "target is null");
+        requireNonNull(metadata, "metadata is null");
         List<TargetColumn> columns = new ArrayList<>();
         List<String> missing = new ArrayList<>();
         for (ColumnSchema column : source.columns()) {
@@ -129,12 +165,17 @@ final class TablePlan
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to " + target.id() + ": target has no column(s) " + missing
                     + " (target columns: " + target.columnNames() + "). Add them to the target table, or set schema.evolution=add-columns.");
         }
+        List<TargetColumn> metadataColumns = MetadataColumns.resolve(metadata, source, target);
+        if (history) {
+            HistoryTables.checkTarget(source, target, metadata);
+            return new TablePlan(source, target, false, columns, metadata, metadataColumns, true, stagingName, dialect, format);
+        }
         if (!source.hasKey()) {
             if (!appendOnlyWithoutKey) {
                 throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + ": the source table has no primary key, so changes cannot be merged by key."
                         + " Add a primary key, or set tables.without.key=append-only to copy its inserts straight into " + target.id() + ".");
             }
-            return new TablePlan(source, target, true, columns, stagingName, dialect, format);
+            return new TablePlan(source, target, true, columns, metadata, metadataColumns, false, stagingName, dialect, format);
         }
         Set<String> sourceKey = new HashSet<>(source.keyColumns());
         if (target.primaryKey().isEmpty()) {
@@ -149,6 +190,6 @@ final class TablePlan
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to " + target.id() + ": the Greenplum distribution key "
                     + target.distributionKey() + " is not part of the primary key " + target.primaryKey() + ", so a key cannot be located on one segment. Distribute the table by (part of) its primary key.");
         }
-        return new TablePlan(source, target, false, columns, stagingName, dialect, format);
+        return new TablePlan(source, target, false, columns, metadata, metadataColumns, false, stagingName, dialect, format);
     }
 }

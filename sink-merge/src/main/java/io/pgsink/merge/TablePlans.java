@@ -1,5 +1,6 @@
 package io.pgsink.merge;
 
+import io.pgsink.core.ChangeMetadata;
 import io.pgsink.core.CopyFormat;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkConfig;
@@ -48,6 +49,7 @@ final class TablePlans
     private final boolean appendOnlyWithoutKey;
     private final boolean evolveSchema;
     private final boolean widenTypes;
+    private final ChangeMetadata metadata;
     private final StagingTables staging;
     private final Map<TableId, TargetTable> targets = new HashMap<>();
     private final Map<TableId, TablePlan> plans = new HashMap<>();
@@ -74,6 +76,7 @@ final class TablePlans
         this.appendOnlyWithoutKey = config.appendOnlyWithoutKey();
         this.evolveSchema = config.evolvesSchema();
         this.widenTypes = config.widensColumns();
+        this.metadata = config.changeMetadata();
         this.staging = requireNonNull(staging, "staging is null");
     }
 
@@ -118,6 +121,7 @@ final class TablePlans
             }
             catalog = sourceColumns.read(schema.table());
             List<String> additions = new ArrayList<>(SchemaEvolution.addColumns(schema, target, byName(catalog), () -> hasRows(connection, targetId)));
+            additions.addAll(MetadataColumns.addColumns(metadata, target));
             additions.addAll(alterations);
             if (!additions.isEmpty()) {
                 SchemaEvolution.execute(connection, additions);
@@ -130,7 +134,7 @@ final class TablePlans
             }
         }
         uncommitted.put(schema.table(), ColumnRenames.Recorded.of(schema, catalog));
-        TablePlan plan = TablePlan.create(schema, target, dialect, format, appendOnlyWithoutKey, staging.newName(targetId));
+        TablePlan plan = TablePlan.create(schema, target, dialect, format, appendOnlyWithoutKey, staging.newName(targetId), metadata, metadata.isHistory(schema.table()));
         plans.put(schema.table(), plan);
         return plan;
     }
@@ -201,7 +205,8 @@ final class TablePlans
     {
         Optional<TargetTable> found = TargetCatalog.read(connection, targetId, dialect);
         if (found.isEmpty() && evolveSchema) {
-            SchemaEvolution.execute(connection, SchemaEvolution.createTable(targetId, schema, dialect, TargetCatalog.schemaExists(connection, targetId.schema())));
+            SchemaEvolution.execute(connection, SchemaEvolution.createTable(targetId, schema, dialect, TargetCatalog.schemaExists(connection, targetId.schema()), metadata,
+                    metadata.isHistory(schema.table())));
             log.info("{} - created target table {} for {}", sinkName, targetId, schema.table());
             found = TargetCatalog.read(connection, targetId, dialect);
         }

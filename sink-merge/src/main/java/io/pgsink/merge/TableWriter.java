@@ -97,12 +97,21 @@ final class TableWriter
 
     private final CopyFormat format;
     private final CopyListener copyListener;
-    private final CopyRows rows = new CopyRows();
+    private final CopyRows rows;
+    /** {@code delete.mode=soft}: deleted keys keep their rows, so every change is staged with its whole row (see {@link SoftDeletes}). */
+    private final boolean softDeletes;
 
     TableWriter(CopyFormat format, CopyListener copyListener)
     {
+        this(format, copyListener, new MetadataValues(MetadataValues.PARTITION_AND_OFFSET), false);
+    }
+
+    TableWriter(CopyFormat format, CopyListener copyListener, MetadataValues metadata, boolean softDeletes)
+    {
         this.format = requireNonNull(format, "format is null");
         this.copyListener = requireNonNull(copyListener, "copyListener is null");
+        this.rows = new CopyRows(metadata);
+        this.softDeletes = softDeletes;
     }
 
     void truncate(Connection connection, TableId target)
@@ -121,7 +130,7 @@ final class TableWriter
      */
     static boolean stages(TablePlan plan, TableBatch batch, FreshKeys freshKeys)
     {
-        if (plan.appendOnly) {
+        if (plan.appendOnly || plan.history) {
             return false;
         }
         if (freshKeys == FreshKeys.DISTRUSTED || batch.changes().size() <= SMALL_BATCH_CHANGES) {
@@ -140,8 +149,9 @@ final class TableWriter
             throws SQLException
     {
         long start = System.nanoTime();
-        if (plan.appendOnly) {
-            copy(connection, plan, batch, CopyRows.Layout.TARGET_ROWS, RowFilter.DIRECT, FreshKeys.DISTRUSTED);
+        if (plan.appendOnly || plan.history) {
+            // a history row per change (deletes included), or a table without a key: straight into the target
+            copy(connection, plan, batch, CopyRows.Layout.TARGET_ROWS, plan.history ? RowFilter.STAGED : RowFilter.DIRECT, FreshKeys.DISTRUSTED);
             phases.add(FlushPhases.Phase.COPY_TARGET, start);
             return;
         }
@@ -152,13 +162,15 @@ final class TableWriter
             case DELETE_INSERT -> false;
         };
         String apply = !merge ? plan.delete : method == ApplyMethod.MERGE ? plan.merge : plan.upsert;
+        // soft deletes tell a staged delete from a staged row by the insert flag, so rows are staged whole, as for merging
+        boolean wholeRows = merge || softDeletes;
         boolean stageAll = switch (freshKeys) {
-            case TRUSTED -> merge && batch.changes().size() <= SMALL_BATCH_CHANGES;
+            case TRUSTED -> wholeRows && batch.changes().size() <= SMALL_BATCH_CHANGES;
             case DISTRUSTED -> true;
         };
         RowFilter staged = stageAll ? RowFilter.STAGED : RowFilter.STAGED_TRUSTING_FRESH_KEYS;
         // merging, only fresh keys skip the staging table, and only in larger batches while they are trusted
-        RowFilter direct = !merge ? RowFilter.DIRECT : stageAll ? RowFilter.NONE : RowFilter.DIRECT_FRESH;
+        RowFilter direct = !wholeRows ? RowFilter.DIRECT : stageAll ? RowFilter.NONE : RowFilter.DIRECT_FRESH;
         boolean anyStaged = false;
         boolean anyDirect = false;
         for (RowChange change : batch.changes()) {
@@ -166,7 +178,7 @@ final class TableWriter
             anyDirect |= direct.test(change);
         }
         if (anyStaged) {
-            copy(connection, plan, batch, merge ? CopyRows.Layout.STAGED_ROWS : CopyRows.Layout.STAGED_KEYS, staged, FreshKeys.DISTRUSTED);
+            copy(connection, plan, batch, wholeRows ? CopyRows.Layout.STAGED_ROWS : CopyRows.Layout.STAGED_KEYS, staged, FreshKeys.DISTRUSTED);
             start = phases.add(FlushPhases.Phase.COPY_STAGING, start);
             if (batch.rowsWithUnavailableValues() > 0) {
                 try (Statement statement = connection.createStatement()) {
@@ -186,7 +198,7 @@ final class TableWriter
             copy(connection, plan, batch, CopyRows.Layout.TARGET_ROWS, direct, freshKeys);
             start = phases.add(FlushPhases.Phase.COPY_TARGET, start);
         }
-        if (!merge && batch.rowsWithUnavailableValues() > 0) {
+        if (!wholeRows && batch.rowsWithUnavailableValues() > 0) {
             try (Statement statement = connection.createStatement()) {
                 statement.executeUpdate(plan.insertFromStaging);
             }

@@ -48,6 +48,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractMergeTest
+        implements ChangeMetadataCases
 {
     private static final String[] TEXTS = {"", "plain", "comma,separated", "quote\"d", "new\nline", "\\. alone", "back\\slash", "ünïcødé 🚀", "tab\tx", "\r\ncrlf"};
 
@@ -145,6 +146,25 @@ abstract class AbstractMergeTest
         BufferedSink sink = new BufferedSink(config.sinkName(), config.flushPolicy(), new MergeApplier(config, connector(config)));
         sinks.add(sink);
         return sink;
+    }
+
+    @Override
+    public TestingSchema suiteSchema()
+    {
+        return schema;
+    }
+
+    @Override
+    public BufferedSink suiteSink(Map<String, String> overrides)
+    {
+        return sink(overrides);
+    }
+
+    @Override
+    public void suiteTable(String name, String definitions)
+            throws SQLException
+    {
+        createTable(name, definitions);
     }
 
     protected static SourcePosition at(long offset)

@@ -70,6 +70,12 @@ class DeleteInsertOnPostgreSqlIT
     }
 
     @Override
+    public boolean suiteMayUpdate()
+    {
+        return false;
+    }
+
+    @Override
     protected boolean updatesInPlace()
     {
         return false;

@@ -4,6 +4,7 @@ import io.pgsink.core.Batch;
 import io.pgsink.core.BatchApplier;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
+import io.pgsink.core.TableId;
 import io.pgsink.merge.MergeApplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,6 +74,12 @@ final class TaskApplier
             }
         }
         return true;
+    }
+
+    @Override
+    public boolean appendsHistory(TableId table)
+    {
+        return applier.appendsHistory(table);
     }
 
     @Override

@@ -219,6 +219,43 @@ class PgsinkSinkTaskIT
         assertThat(restarted.preCommit(Map.of(P1, new OffsetAndMetadata(4)))).isEqualTo(Map.of(P1, new OffsetAndMetadata(4)));
     }
 
+    /**
+     * The same metadata, soft-delete and history keys as the standalone service: positions are the
+     * records' topic partitions and offsets, commit times Debezium's {@code source.ts_ms}.
+     */
+    @Test
+    void metadataColumnsSoftDeletesAndHistory()
+            throws SQLException
+    {
+        TestingSinkTaskContext context = new TestingSinkTaskContext(properties(Map.of(
+                "schema.evolution", "add-columns",
+                "metadata.operation.column", "_op",
+                "metadata.source.position.column", "_position",
+                "metadata.source.timestamp.column", "_committed_at",
+                "delete.mode", "soft",
+                "delete.flag.column", "_deleted",
+                "history.table.include.list", ".*\\.events")), null);
+        PgsinkSinkTask task = start(context);
+        task.open(List.of(P0, P1));
+        task.put(List.of(order("c", 1, "new", P0, 0), order("c", 2, "new", P1, 0), order("u", 1, "paid", P0, 1), event(7, P0, 2), event(7, P0, 3)));
+        task.preCommit(Map.of(P0, new OffsetAndMetadata(4), P1, new OffsetAndMetadata(1)));
+        task.put(List.of(order("d", 2, null, P1, 1), order("d", 1, null, P0, 4)));
+        task.preCommit(Map.of(P0, new OffsetAndMetadata(5), P1, new OffsetAndMetadata(2)));
+        assertThat(query("SELECT id, status, _op, _position, extract(epoch FROM _committed_at)::int, _deleted FROM orders ORDER BY id")).containsExactly(
+                List.of("1", "paid", "d", TOPIC + "-0:4", "1", "t"),
+                List.of("2", "new", "d", TOPIC + "-1:1", "1", "t"));
+        // inserted again: the marks are cleared
+        task.put(List.of(order("c", 2, "again", P1, 2)));
+        task.preCommit(Map.of(P1, new OffsetAndMetadata(3)));
+        assertThat(query("SELECT id, status, _op, _position, _deleted FROM orders ORDER BY id")).containsExactly(
+                List.of("1", "paid", "d", TOPIC + "-0:4", "t"),
+                List.of("2", "again", "c", TOPIC + "-1:2", "f"));
+        // the history table (without a key) got one row per record, even of the same row twice
+        assertThat(query("SELECT id, note, _op, _position FROM events ORDER BY _position")).containsExactly(
+                List.of("7", "event 7", "c", TOPIC + "-0:2"),
+                List.of("7", "event 7", "c", TOPIC + "-0:3"));
+    }
+
     @Test
     void transientFailureIsRetriedWithTheSameRecordsWithoutLossOrDuplicates()
             throws SQLException

@@ -65,6 +65,14 @@ import static java.util.Objects.requireNonNull;
  * failure, or a transient one inside {@link Sink#accept}, ends the batch with the exception and the
  * engine stops, and the service decides whether to restart it.
  *
+ * <p>With {@link FlushBoundary#TRANSACTION}, Debezium's BEGIN and END records
+ * ({@link TransactionMarker}) bound each source transaction in the sink
+ * ({@link Sink#beginTransaction}), which flushes only between transactions, and the position
+ * stored with a flush is that of the last END: a restart resumes after a whole transaction. A batch
+ * that ends inside a transaction first flushes the whole transactions before it, when that one
+ * begins, and leaves it buffered for the next batch; its records, and those after it, are not
+ * marked processed, so the slot does not move past them before they are applied.
+ *
  * <p>Called by the engine's single polling thread (one task); not thread-safe otherwise.
  */
 final class SinkChangeConsumer
@@ -80,6 +88,7 @@ final class SinkChangeConsumer
     private final Backoff backoff;
     private final ServiceState state;
     private final LoadedChanges loaded;
+    private final FlushBoundary boundary;
     /** Whether the positions of records without a change may be stored (see {@link #storesPosition}). */
     private boolean resumablePositions;
     private volatile boolean stopping;
@@ -94,7 +103,7 @@ final class SinkChangeConsumer
 
     SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff, ServiceState state)
     {
-        this(name, sink, mapper, metrics, clock, backoff, state, LoadedChanges.NONE, true);
+        this(name, sink, mapper, metrics, clock, backoff, state, LoadedChanges.NONE, true, FlushBoundary.BATCH);
     }
 
     /**
@@ -102,8 +111,9 @@ final class SinkChangeConsumer
      * whether the engine resumes from a stored position ({@code positionStored}), see {@link #handleBatch}.
      */
     SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff, ServiceState state, LoadedChanges loaded,
-            boolean positionStored)
+            boolean positionStored, FlushBoundary boundary)
     {
+        this.boundary = requireNonNull(boundary, "boundary is null");
         this.loaded = requireNonNull(loaded, "loaded is null");
         this.resumablePositions = positionStored;
         this.name = requireNonNull(name, "name is null");
@@ -122,8 +132,31 @@ final class SinkChangeConsumer
         long newestSourceTime = 0;
         SourcePosition last = null;
         boolean snapshot = false;
-        for (RecordChangeEvent<SourceRecord> record : records) {
-            SourceRecord sourceRecord = record.record();
+        int lastEnd = boundary == FlushBoundary.TRANSACTION ? lastTransactionEnd(records) : -1;
+        // where the transaction that is still open at the end of the batch began, if it began in it
+        int openSince = -1;
+        for (int i = 0; i < records.size(); i++) {
+            SourceRecord sourceRecord = records.get(i).record();
+            Optional<TransactionMarker> marker = boundary == FlushBoundary.TRANSACTION ? TransactionMarker.of(sourceRecord) : Optional.empty();
+            if (marker.isPresent()) {
+                if (marker.get().status() == TransactionMarker.Status.BEGIN) {
+                    if (i > lastEnd) {
+                        // this transaction does not end in this batch: the whole ones before it need not wait for it
+                        flush();
+                        openSince = i;
+                    }
+                    sink.beginTransaction(marker.get().id());
+                }
+                else {
+                    last = position(sourceRecord);
+                    sink.advance(last);
+                    // an END without its BEGIN: resumed after the BEGIN (Debezium does not repeat it); nothing to close
+                    if (sink.inTransaction()) {
+                        sink.endTransaction();
+                    }
+                }
+                continue;
+            }
             if (KeyChangeHeaders.isDeleteHalf(sourceRecord) || sourceRecord.value() == null) {
                 // the create half that follows a key change's delete carries the old key and is
                 // applied as one update (the mapper's UPDATE_FROM_OLD_KEY); the delete, and a tombstone
@@ -161,18 +194,37 @@ final class SinkChangeConsumer
         }
         metrics.eventsIn(records.size());
         metrics.bufferBytes(sink.bufferedBytes());
-        flush();
+        int processed = records.size();
+        if (sink.inTransaction()) {
+            // the open transaction stays buffered until its END, in a later batch; what came before it is applied
+            processed = Math.max(0, openSince);
+        }
+        else {
+            flush();
+        }
         state.set(snapshot ? ServiceState.State.SNAPSHOT : ServiceState.State.STREAMING);
-        metrics.bufferBytes(0);
+        metrics.bufferBytes(sink.bufferedBytes());
         metrics.lagMillis(newestSourceTime == 0 ? 0 : clock.getAsLong() - newestSourceTime);
         if (last != null) {
             lastPosition = last.offset();
         }
         // only now, with the batch and its offset committed in the target, may the slot move on
-        for (RecordChangeEvent<SourceRecord> record : records) {
-            committer.markProcessed(record);
+        for (int i = 0; i < processed; i++) {
+            committer.markProcessed(records.get(i));
         }
         committer.markBatchFinished();
+    }
+
+    /** The index of the last END record of the batch, or -1 when no transaction ends in it. */
+    private static int lastTransactionEnd(List<RecordChangeEvent<SourceRecord>> records)
+    {
+        for (int i = records.size() - 1; i >= 0; i--) {
+            Optional<TransactionMarker> marker = TransactionMarker.of(records.get(i).record());
+            if (marker.isPresent() && marker.get().status() == TransactionMarker.Status.END) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private void flush()

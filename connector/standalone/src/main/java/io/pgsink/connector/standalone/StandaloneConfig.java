@@ -89,13 +89,20 @@ public final class StandaloneConfig
     static final ConfigKey<Long> INITIAL_LOAD_PROGRESS_INTERVAL_MS = ConfigKey.optional("initial.load.progress.interval.ms", ConfigType.LONG, 10_000L,
             "How often the initial load logs each loading table's rows, bytes, rate and estimated time left; 0 disables it.").withValidator(ConfigValidator.atLeast(0));
 
+    public static final String FLUSH_BOUNDARY = "flush.boundary";
+    static final ConfigKey<FlushBoundary> FLUSH_BOUNDARY_KEY = ConfigKey.optional(FLUSH_BOUNDARY, ConfigType.choice(FlushBoundary.class), FlushBoundary.BATCH,
+            "Where a flush may end. transaction: only between source transactions, so every committed target state equals a committed source state (across tables); a transaction is applied whole "
+                    + "whatever flush.max.events says, and one that alone takes buffer.max.bytes stops the service until buffer.max.bytes is raised. batch: at engine batch ends and when the buffer "
+                    + "is full, which may show a source transaction partly applied until the next flush.");
+
     /** The service's own keys; the sink's are {@link SinkConfig#KEYS}. */
-    public static final List<ConfigKey<?>> KEYS = List.of(HTTP_PORT_KEY, HTTP_HOST_KEY, PROGRESS_INTERVAL_MS_KEY, SLOT_CREATION_TIMEOUT_MS_KEY, SLOT_CREATION_LOG_INTERVAL_MS_KEY,
+    public static final List<ConfigKey<?>> KEYS = List.of(FLUSH_BOUNDARY_KEY, HTTP_PORT_KEY, HTTP_HOST_KEY, PROGRESS_INTERVAL_MS_KEY, SLOT_CREATION_TIMEOUT_MS_KEY, SLOT_CREATION_LOG_INTERVAL_MS_KEY,
             INITIAL_LOAD_PARALLELISM, INITIAL_LOAD_CHUNK_BYTES, INITIAL_LOAD_COPY_FORMAT, INITIAL_LOAD_PROGRESS_INTERVAL_MS);
 
     /** {@code source.snapshot.mode} values: {@code initial} (the default) is pgsink's COPY load; the others are Debezium's. */
     static final String SNAPSHOT_MODE = "snapshot.mode";
     static final String INITIAL = "initial";
+    static final String PROVIDE_TRANSACTION_METADATA = "provide.transaction.metadata";
 
     private final SinkConfig sink;
     private final Map<String, String> debezium;
@@ -221,6 +228,9 @@ public final class StandaloneConfig
             // pgsink loads the tables itself, at the slot's snapshot; Debezium only streams
             debezium.put(SNAPSHOT_MODE, "no_data");
         }
+        if (own.problems().isEmpty() && own.get(FLUSH_BOUNDARY_KEY) == FlushBoundary.TRANSACTION) {
+            requireTransactionMetadata(source, debezium, found);
+        }
         Optional<CapturedTables> capturedTables = CapturedTables.compile(debezium, SOURCE_PREFIX, found);
         found.addAll(DebeziumProperties.problems(source, debezium, found));
 
@@ -230,6 +240,17 @@ public final class StandaloneConfig
             return Optional.empty();
         }
         return Optional.of(new StandaloneConfig(sink.orElseThrow(), debezium, capturedTables.orElseThrow(), own, copyLoad));
+    }
+
+    /** Transaction-aligned flushes find the transactions' ends in Debezium's BEGIN and END records. */
+    private static void requireTransactionMetadata(Map<String, String> source, Map<String, String> debezium, List<ConfigProblem> problems)
+    {
+        String given = source.get(PROVIDE_TRANSACTION_METADATA);
+        if (given != null && !given.equalsIgnoreCase("true")) {
+            problems.add(ConfigProblem.invalid(SOURCE_PREFIX + PROVIDE_TRANSACTION_METADATA, given, false,
+                    FLUSH_BOUNDARY + "=transaction needs Debezium's transaction records to know where transactions end; remove it or set " + FLUSH_BOUNDARY + "=batch"));
+        }
+        debezium.put(PROVIDE_TRANSACTION_METADATA, "true");
     }
 
     /** A name usable as a replication slot, publication and topic prefix: lower case letters, digits and underscores. */
@@ -291,6 +312,12 @@ public final class StandaloneConfig
     public String httpHost()
     {
         return own.get(HTTP_HOST_KEY);
+    }
+
+    /** Where a flush may end ({@value #FLUSH_BOUNDARY}). */
+    public FlushBoundary flushBoundary()
+    {
+        return own.get(FLUSH_BOUNDARY_KEY);
     }
 
     public long progressIntervalMillis()

@@ -151,7 +151,7 @@ public final class StandaloneService
         BufferedSink sink;
         MergeApplier applier = null;
         try {
-            applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics())
+            applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics()).positionText(LsnText::of)
                     .sourceColumns(SourceCatalogColumns.atStart(new SourceDatabase(config.debezium()))).build();
             // claimed once per service: a restarted engine keeps the generation, so that of two
             // services with one sink.name the one started last writes
@@ -225,7 +225,7 @@ public final class StandaloneService
         }
         AtomicReference<Throwable> error = new AtomicReference<>();
         SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, ColumnSelectingSink.wrap(sink, sinkConfig.columnSelection()), new DebeziumRecordMapper(config.unavailablePlaceholder(), DebeziumRecordMapper.KeyChanges.UPDATE_FROM_OLD_KEY), metrics,
-                System::currentTimeMillis, backoff, state, loaded, !committed.isEmpty());
+                System::currentTimeMillis, backoff, state, loaded, !committed.isEmpty(), config.flushBoundary());
         try (AutoCloseable registration = TargetOffsetBackingStore.register(name, () -> Map.copyOf(committed))) {
             DebeziumEngine<RecordChangeEvent<SourceRecord>> created = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                     .using(config.debeziumProperties())

@@ -139,11 +139,49 @@ class SinkChangeConsumerTest
     {
         BufferedSink sink = new BufferedSink("test", new FlushPolicy(10_000, 1 << 30, 60_000), new RecordingApplier());
         SinkChangeConsumer consumer = new SinkChangeConsumer("test", sink, new DebeziumRecordMapper(), new SinkMetrics("test"), () -> 2000L, new Backoff(1, 1),
-                new ServiceState("test", java.time.Instant::now), io.pgsink.connector.standalone.load.LoadedChanges.NONE, false);
+                new ServiceState("test", java.time.Instant::now), io.pgsink.connector.standalone.load.LoadedChanges.NONE, false, FlushBoundary.BATCH);
         consumer.handleBatch(List.of(heartbeat(12)), new RecordingCommitter());
         assertThat(journal).filteredOn(line -> line.startsWith("apply")).isEmpty();
         consumer.handleBatch(List.of(heartbeat(Map.of("lsn", 20L, "lsn_proc", 20L)), heartbeat(30)), new RecordingCommitter());
         assertThat(journal).filteredOn(line -> line.startsWith("apply")).singleElement().asString().contains("\"lsn\":30");
+    }
+
+    private static RecordChangeEvent<SourceRecord> marker(long lsn, String status, String id)
+    {
+        Schema schema = SchemaBuilder.struct().name(TransactionMarker.VALUE_SCHEMA).field("status", Schema.STRING_SCHEMA).field("id", Schema.STRING_SCHEMA).build();
+        SourceRecord record = new SourceRecord(Map.of("server", "db1"), Map.of("lsn", lsn), "db1.transaction", null, null, schema, new Struct(schema).put("status", status).put("id", id));
+        return () -> record;
+    }
+
+    /**
+     * With transaction boundaries, a transaction larger than flush.max.events is applied whole, a batch
+     * that ends inside one applies the whole transactions before it and hands back only their records,
+     * and the stored position is an END's.
+     */
+    @Test
+    void transactionBoundariesApplyWholeTransactionsAndHandBackOnlyThem()
+            throws Exception
+    {
+        BufferedSink sink = new BufferedSink("test", new FlushPolicy(2, 1 << 30, 60_000), new RecordingApplier());
+        SinkChangeConsumer consumer = new SinkChangeConsumer("test", sink, new DebeziumRecordMapper(), new SinkMetrics("test"), () -> 2000L, new Backoff(1, 1),
+                new ServiceState("test", java.time.Instant::now), io.pgsink.connector.standalone.load.LoadedChanges.NONE, true, FlushBoundary.TRANSACTION);
+        consumer.handleBatch(List.of(marker(9, "BEGIN", "1:20"), change(10, 1), change(11, 2), change(12, 3), marker(20, "END", "1:20"),
+                marker(29, "BEGIN", "2:40"), change(30, 4)), new RecordingCommitter());
+        assertThat(journal).containsExactly(
+                "apply 4 events, positions [{\"lsn\":20}]",
+                "processed 9", "processed 10", "processed 11", "processed 12", "processed 20",
+                "batch finished");
+        journal.clear();
+        consumer.handleBatch(List.of(change(31, 5)), new RecordingCommitter());
+        assertThat(journal).as("inside transaction 2 all along: nothing applied, nothing handed back").containsExactly("batch finished");
+        journal.clear();
+        // the transaction is full (flush.max.events 2) at its END: applied there; the heartbeat after it at the batch's end
+        consumer.handleBatch(List.of(change(32, 6), marker(40, "END", "2:40"), heartbeat(41)), new RecordingCommitter());
+        assertThat(journal).containsExactly(
+                "apply 4 events, positions [{\"lsn\":40}]",
+                "apply 1 events, positions [{\"lsn\":41}]",
+                "processed 32", "processed 40", "processed 41",
+                "batch finished");
     }
 
     @Test

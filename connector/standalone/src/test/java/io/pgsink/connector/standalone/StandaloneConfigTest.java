@@ -69,6 +69,23 @@ class StandaloneConfigTest
         assertThat(config.sink().targetUrl()).isEqualTo("jdbc:postgresql://dw:5432/warehouse");
     }
 
+    /** Transaction-aligned flushes need Debezium's BEGIN and END records: turned on, and a file that turns them off is refused. */
+    @Test
+    void transactionBoundariesTurnOnDebeziumTransactionMetadata()
+    {
+        assertThat(StandaloneConfig.parse(minimal()).flushBoundary()).isEqualTo(FlushBoundary.BATCH);
+        assertThat(StandaloneConfig.parse(minimal()).debezium()).doesNotContainKey("provide.transaction.metadata");
+        Map<String, String> properties = minimal();
+        properties.put("flush.boundary", "transaction");
+        StandaloneConfig config = StandaloneConfig.parse(properties);
+        assertThat(config.flushBoundary()).isEqualTo(FlushBoundary.TRANSACTION);
+        assertThat(config.debezium()).containsEntry("provide.transaction.metadata", "true");
+        properties.put("source.provide.transaction.metadata", "false");
+        assertThat(StandaloneConfig.problems(properties)).extracting(ConfigProblem::message).containsExactly(
+                "Invalid value 'false' for configuration source.provide.transaction.metadata: flush.boundary=transaction needs Debezium's transaction records to know where"
+                        + " transactions end; remove it or set flush.boundary=batch");
+    }
+
     /** The service's own keys, with type and default. */
     @Test
     void keyTable()
@@ -78,6 +95,7 @@ class StandaloneConfigTest
             table.put(key.name(), key.type().kind() + " " + key.defaultValue().map(value -> "'" + value + "'").orElse("(required)"));
         }
         assertThat(table).containsExactly(
+                Map.entry("flush.boundary", "CHOICE 'batch'"),
                 Map.entry("http.port", "LONG '9464'"),
                 Map.entry("http.host", "STRING '0.0.0.0'"),
                 Map.entry("progress.interval.ms", "LONG '30000'"),
@@ -94,7 +112,9 @@ class StandaloneConfigTest
         properties.put("initial.load.parallelism", "0");
         properties.put("initial.load.chunk.bytes", "1000");
         properties.put("initial.load.copy.format", "csv");
+        properties.put("flush.boundary", "commit");
         assertThat(StandaloneConfig.problems(properties)).extracting(ConfigProblem::message).containsExactly(
+                "Invalid value 'commit' for configuration flush.boundary: must be one of transaction, batch",
                 "Invalid value '-2' for configuration http.port: must be between -1 and 65535",
                 "Invalid value ' ' for configuration http.host: must not be empty",
                 "Invalid value '-1' for configuration progress.interval.ms: must be zero or more",

@@ -161,7 +161,7 @@ public final class InitialLoad
                 TableId targetId = settings.routing().apply(source.schema().table());
                 // the columns the sink writes, renamed: what streaming will write
                 ColumnProjection projection = settings.sink().columnSelection().project(source.schema());
-                TargetTable targetTable = LoadTargets.prepare(target, dialect, targetId, projection.target(), settings.sink().evolvesSchema());
+                TargetTable targetTable = LoadTargets.prepare(target, dialect, targetId, projection.target(), settings.sink().evolvesSchema(), settings.sink().changeMetadata());
                 plans.add(LoadTable.plan(source, projection, targetTable, settings.format(), settings.chunkBytes(), tidRanges, settings.sink().appendOnlyWithoutKey()));
             }
             target.commit();
