@@ -7,4 +7,10 @@ public enum SchemaEvolutionLevel
     NONE,
     /** Create missing tables and add new source columns. */
     ADD_COLUMNS,
+    /**
+     * Also change a target column's type to its source type where that loses nothing (integer and
+     * float widths, longer varchar or text, numeric with more digits), and drop a NOT NULL the
+     * source column lost.
+     */
+    ADD_COLUMNS_AND_WIDEN,
 }

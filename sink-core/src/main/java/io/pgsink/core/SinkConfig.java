@@ -273,13 +273,19 @@ public final class SinkConfig
         return schemaEvolution;
     }
 
-    /** {@code schema.evolution=add-columns}. */
+    /** {@code schema.evolution=add-columns} or {@code add-columns-and-widen}. */
     public boolean evolvesSchema()
     {
         return switch (schemaEvolution) {
             case NONE -> false;
-            case ADD_COLUMNS -> true;
+            case ADD_COLUMNS, ADD_COLUMNS_AND_WIDEN -> true;
         };
+    }
+
+    /** {@code schema.evolution=add-columns-and-widen}. */
+    public boolean widensColumns()
+    {
+        return schemaEvolution == SchemaEvolutionLevel.ADD_COLUMNS_AND_WIDEN;
     }
 
     public TablesWithoutKey tablesWithoutKey()

@@ -87,7 +87,7 @@ class SinkConfigTest
                 Map.entry("history.table.include.list", "STRING ''"));
         assertThat(SinkKeys.TARGET_DIALECT.type().choices()).containsExactly("auto", "postgresql", "greenplum");
         assertThat(SinkKeys.TARGET_UPDATE_MODE.type().choices()).containsExactly("auto", "delete-insert");
-        assertThat(SinkKeys.SCHEMA_EVOLUTION.type().choices()).containsExactly("none", "add-columns");
+        assertThat(SinkKeys.SCHEMA_EVOLUTION.type().choices()).containsExactly("none", "add-columns", "add-columns-and-widen");
         assertThat(SinkKeys.TABLES_WITHOUT_KEY.type().choices()).containsExactly("fail", "append-only");
         assertThat(SinkKeys.COPY_FORMAT.type().choices()).containsExactly("csv", "binary");
         assertThat(SinkKeys.COPY_NUL_CHARACTER.type().choices()).containsExactly("fail", "strip");

@@ -1,6 +1,7 @@
 package io.pgsink.merge;
 
 import io.pgsink.core.ColumnSchema;
+import org.jetbrains.annotations.Nullable;
 
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -12,6 +13,7 @@ import java.time.OffsetTime;
 import java.time.ZonedDateTime;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.regex.Pattern;
 
 import static io.pgsink.copy.SqlIdentifiers.literal;
 
@@ -23,6 +25,9 @@ import static io.pgsink.copy.SqlIdentifiers.literal;
  */
 final class ColumnDefaults
 {
+    private static final Pattern CONSTANT = Pattern.compile("(?:'(?:[^']|'')*'|-?\\d+(?:\\.\\d+)?(?:e[+-]?\\d+)?|true|false|NULL)"
+            + "(?:::[\\w \".]+(?:\\(\\d+(?:,\\d+)?\\))?(?:\\[])*)*", Pattern.CASE_INSENSITIVE);
+
     private ColumnDefaults() {}
 
     /** The {@code DEFAULT} expression; empty without a default, or for a value of a kind it cannot write (arrays, binary, structured values). */
@@ -33,6 +38,16 @@ final class ColumnDefaults
             return Optional.empty();
         }
         return text(value).map(text -> literal(text) + "::" + column.typeName());
+    }
+
+    /**
+     * Whether a default as PostgreSQL prints it ({@code pg_get_expr}) is a constant: a literal
+     * ({@code 42}, {@code 'x'::text}, {@code true}, {@code NULL}) with casts, no function call,
+     * operator or SQL value function ({@code CURRENT_USER}). False for null.
+     */
+    static boolean isConstant(@Nullable String expression)
+    {
+        return expression != null && CONSTANT.matcher(expression).matches();
     }
 
     private static Optional<String> text(Object value)

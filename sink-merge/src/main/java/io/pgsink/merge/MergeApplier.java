@@ -12,6 +12,7 @@ import io.pgsink.core.RejectedRow;
 import io.pgsink.core.RejectedRowHandler;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
+import io.pgsink.core.SourceColumns;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.core.TableBatch;
 import io.pgsink.core.TableId;
@@ -101,7 +102,7 @@ public final class MergeApplier
         this.positions = new PositionStore(config);
         this.fence = new WriterFence(config);
         this.session = new TargetSession(sinkName, builder.connector, config.targetDialect(), positions::createTable, builder.poolMetrics);
-        this.plans = new TablePlans(config, staging);
+        this.plans = new TablePlans(config, staging, builder.sourceColumns);
         // a table or column gone: the target changed under us, read the catalog again next time
         this.transactions = new TargetTransactions(session, plans::forget);
         this.changeMetadata = config.changeMetadata();
@@ -248,12 +249,14 @@ public final class MergeApplier
         TargetTransaction transaction = transactions.begin("Cannot apply batch of " + batch.events() + " events");
         TableBatch current = null;
         FlushPhases phases = new FlushPhases();
+        boolean committed = false;
         // PostgreSQL keeps microseconds
         metadataValues.startFlush(Instant.now().truncatedTo(ChronoUnit.MICROS));
         try {
             Connection connection = transaction.connection();
             long start = System.nanoTime();
             prepare(transaction, batch, freshKeys);
+            plans.renameColumns(connection);
             start = phases.add(Phase.PREPARE, start);
             boolean positionsLast = session.dialect().offsets().storesPositionsLast();
             if (!positionsLast) {
@@ -291,7 +294,11 @@ public final class MergeApplier
                 start = phases.add(Phase.REJECTED, start);
             }
             switch (ending) {
-                case COMMIT -> transaction.commit(batch.events());
+                case COMMIT -> {
+                    transaction.commit(batch.events());
+                    committed = true;
+                    plans.committed();
+                }
                 case ROLLBACK -> transaction.rollback();
             }
             phases.add(Phase.COMMIT, start);
@@ -317,6 +324,11 @@ public final class MergeApplier
         catch (RuntimeException e) {
             transaction.abandon(e);
             throw e;
+        }
+        finally {
+            if (!committed) {
+                plans.rolledBack();
+            }
         }
     }
 
@@ -377,6 +389,7 @@ public final class MergeApplier
         private Optional<RejectedRowHandler> rejectedRowHandler = Optional.empty();
         private CopyListener copyListener = CopyListener.NONE;
         private Optional<MetricsTrackerFactory> poolMetrics = Optional.empty();
+        private SourceColumns sourceColumns = SourceColumns.UNKNOWN;
         private Function<SourcePosition, String> positionText = MetadataValues.PARTITION_AND_OFFSET;
 
         private Builder(SinkConfig config)
@@ -429,6 +442,18 @@ public final class MergeApplier
         public Builder poolMetrics(MetricsTrackerFactory poolMetrics)
         {
             this.poolMetrics = Optional.of(requireNonNull(poolMetrics, "poolMetrics is null"));
+            return this;
+        }
+
+        /**
+         * The source database's catalog, where the adapter can read it: lets
+         * {@code schema.evolution} tell renamed source columns from dropped and added ones, and
+         * learn what existing rows hold in a column added with a function default. Without it,
+         * such changes stop the sink.
+         */
+        public Builder sourceColumns(SourceColumns sourceColumns)
+        {
+            this.sourceColumns = requireNonNull(sourceColumns, "sourceColumns is null");
             return this;
         }
 

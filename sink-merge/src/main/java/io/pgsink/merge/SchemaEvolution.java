@@ -4,8 +4,10 @@ import io.pgsink.core.ChangeMetadata;
 import io.pgsink.core.ColumnSchema;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
+import io.pgsink.core.SourceAttribute;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
+import org.jetbrains.annotations.Nullable;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -13,9 +15,11 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.StringJoiner;
 
+import static io.pgsink.copy.SqlIdentifiers.literal;
 import static io.pgsink.copy.SqlIdentifiers.quote;
 
 /**
@@ -85,11 +89,41 @@ final class SchemaEvolution
         connection.commit();
     }
 
+    /** Whether the target table holds rows, asked only when the answer matters. */
+    @FunctionalInterface
+    interface RowsCheck
+    {
+        boolean hasRows()
+                throws SQLException;
+    }
+
+    /** The columns of {@code source} the target lacks, for a load that copies every row (so no default matters). */
     static List<String> addColumns(TableSchema source, TargetTable target)
+    {
+        try {
+            return addColumns(source, target, Map.of(), () -> false);
+        }
+        catch (SQLException e) {
+            throw new IllegalStateException("Asked the target without a catalog to ask about", e);
+        }
+    }
+
+    /**
+     * {@code ALTER TABLE ... ADD COLUMN} for each column of {@code source} the target lacks, with
+     * what rows that existed before hold in it on the source: the default the adapter sent; else,
+     * from the source catalog ({@code catalog}, by name, empty where it cannot be read), the value
+     * a default evaluated once gave them ({@link SourceAttribute#missingValue()}, e.g. of
+     * {@code now()}), added as the target default and dropped again. A column whose default the
+     * source computed row by row ({@code random()}, {@code nextval}, {@code clock_timestamp()})
+     * stops the sink when the target holds rows, which would otherwise read NULL.
+     */
+    static List<String> addColumns(TableSchema source, TargetTable target, Map<String, SourceAttribute> catalog, RowsCheck rows)
+            throws SQLException
     {
         List<String> statements = new ArrayList<>();
         List<String> untyped = new ArrayList<>();
         List<String> defaults = new ArrayList<>();
+        List<String> volatileDefaults = new ArrayList<>();
         for (ColumnSchema column : source.columns()) {
             if (target.column(column.name()).isPresent()) {
                 continue;
@@ -98,6 +132,30 @@ final class SchemaEvolution
                 untyped.add(column.name());
                 continue;
             }
+            String add = "ALTER TABLE " + Statements.qualified(target.id()) + " ADD COLUMN " + quote(column.name()) + " " + column.typeName();
+            SourceAttribute attribute = catalog.get(column.name());
+            if (attribute != null) {
+                // the catalog knows better than change events: Debezium sends a made-up constant for
+                // a function default (1970-01-01 for now(), the text CURRENT_USER for current_user)
+                boolean constant = ColumnDefaults.isConstant(attribute.defaultExpression());
+                if (attribute.missingValue() != null) {
+                    // evaluated once when the column was added: every row from before holds this value
+                    statements.add(add + " DEFAULT " + literal(attribute.missingValue()) + "::" + column.typeName());
+                    if (!constant) {
+                        statements.add("ALTER TABLE " + Statements.qualified(target.id()) + " ALTER COLUMN " + quote(column.name()) + " DROP DEFAULT");
+                    }
+                    continue;
+                }
+                if (attribute.defaultExpression() == null || (!constant && !rows.hasRows())) {
+                    statements.add(add);
+                    continue;
+                }
+                if (!constant) {
+                    volatileDefaults.add(column.name() + " (" + column.typeName() + " DEFAULT " + attribute.defaultExpression() + ")");
+                    continue;
+                }
+                // a constant default the column had when the table was created: as the adapter sent it
+            }
             Optional<String> defaultValue = ColumnDefaults.expression(column);
             if (column.defaultValue() != null && defaultValue.isEmpty()) {
                 defaults.add(column.name() + " (" + column.typeName() + ")");
@@ -105,8 +163,7 @@ final class SchemaEvolution
             }
             // no IF NOT EXISTS: Greenplum 6 (PostgreSQL 9.4) lacks it for columns. The default fills
             // the rows that exist, as it did on the source, where they produced no change events
-            statements.add("ALTER TABLE " + Statements.qualified(target.id()) + " ADD COLUMN " + quote(column.name()) + " " + column.typeName()
-                    + defaultValue.map(value -> " DEFAULT " + value).orElse(""));
+            statements.add(add + defaultValue.map(value -> " DEFAULT " + value).orElse(""));
         }
         if (!untyped.isEmpty()) {
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot add column(s) " + untyped + " of " + source.table() + " to " + target.id()
@@ -117,35 +174,59 @@ final class SchemaEvolution
                     + ": they have a default on the source that pgsink cannot write as a target default, and rows that existed before the column was added hold it there;"
                     + " add the column(s) to the target yourself with the source's default (ALTER TABLE " + target.id() + " ADD COLUMN ... DEFAULT ...) and restart.");
         }
+        if (!volatileDefaults.isEmpty()) {
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot add column(s) " + volatileDefaults + " of " + source.table() + " to " + target.id()
+                    + ": their default on the source is computed, not a constant, and was not evaluated once when they were added (a volatile default such as random()"
+                    + " or nextval() gives every row its own value), so rows that existed before hold values that no change event carries and the target cannot compute; add the column(s) to the target yourself (ALTER TABLE " + target.id()
+                    + " ADD COLUMN ...), fill them with the source's values for the existing keys, and restart.");
+        }
         return statements;
     }
 
     /**
-     * Fails when a column's source type changed between two versions of the source schema to a
-     * type the target column does not have. Types unknown on either side are not compared.
+     * The {@code ALTER TABLE} statements that make the target hold {@code current}'s columns where
+     * {@code widen} allows ({@code schema.evolution=add-columns-and-widen}): a column whose source
+     * type the target column does not hold is changed to it when that loses nothing
+     * ({@link TypeWidening}), a NOT NULL the source column no longer has is dropped. Without
+     * {@code widen}, or for a change that is not safe, a column whose source type changed since
+     * {@code previous} to one the target column does not hold stops the sink. Types unknown on
+     * either side are not compared; nor, without {@code previous}, are types the target column
+     * does not hold unsafely (the target was made so).
      */
-    static void checkTypeChanges(TableSchema previous, TableSchema current, TargetTable target)
+    static List<String> typeChanges(@Nullable TableSchema previous, TableSchema current, TargetTable target, boolean widen)
     {
+        List<String> statements = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         for (ColumnSchema column : current.columns()) {
-            int index = previous.columnIndex(column.name()).orElse(-1);
-            if (index < 0) {
-                continue;
-            }
-            String before = previous.columns().get(index).typeName();
-            String after = column.typeName();
-            if (before.isEmpty() || after.isEmpty() || before.equalsIgnoreCase(after)) {
-                continue;
-            }
             TargetColumn targetColumn = target.column(column.name()).orElse(null);
-            if (targetColumn != null && !baseType(after).equals(targetColumn.encodingType())) {
-                problems.add(column.name() + " changed from " + before + " to " + after + " but is " + targetColumn.declaredType() + " in the target");
+            if (targetColumn == null) {
+                continue;
+            }
+            String alter = "ALTER TABLE " + Statements.qualified(target.id()) + " ALTER COLUMN " + quote(column.name());
+            if (widen && column.optional() && targetColumn.notNull() && !target.primaryKey().contains(column.name())) {
+                statements.add(alter + " DROP NOT NULL");
+            }
+            String after = column.typeName();
+            int index = previous == null ? -1 : previous.columnIndex(column.name()).orElse(-1);
+            String before = index < 0 ? "" : previous.columns().get(index).typeName();
+            boolean changed = !before.isEmpty() && !before.equalsIgnoreCase(after);
+            if (after.isEmpty() || (!changed && !widen)) {
+                continue;
+            }
+            TypeWidening.Verdict verdict = TypeWidening.compare(targetColumn, after);
+            if (verdict == TypeWidening.Verdict.WIDENS && widen) {
+                statements.add(alter + " TYPE " + after);
+            }
+            else if (verdict != TypeWidening.Verdict.HOLDS && changed) {
+                problems.add(column.name() + " changed from " + before + " to " + after + " but is " + targetColumn.declaredType() + " in the target"
+                        + (verdict == TypeWidening.Verdict.WIDENS ? " (a safe widening: schema.evolution=add-columns-and-widen applies it)" : ""));
             }
         }
         if (!problems.isEmpty()) {
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Incompatible type change in " + current.table() + ": " + String.join("; ", problems)
                     + ". Change the target column type (ALTER TABLE " + target.id() + " ALTER COLUMN ... TYPE ...) and restart the sink.");
         }
+        return statements;
     }
 
     /** {@code varchar(20)} → {@code varchar}, {@code int4[]} → {@code _int4}: the {@code pg_type.typname} of a declaration. */

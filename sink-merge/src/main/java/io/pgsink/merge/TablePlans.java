@@ -5,6 +5,8 @@ import io.pgsink.core.CopyFormat;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
+import io.pgsink.core.SourceAttribute;
+import io.pgsink.core.SourceColumns;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableNameFormat;
 import io.pgsink.core.TableSchema;
@@ -12,7 +14,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -25,9 +29,13 @@ import static java.util.Objects.requireNonNull;
  * The {@link TablePlan} of each source table for the schema version last seen, and the target
  * tables they were made for, as the catalog described them ({@link TargetCatalog}). A new source
  * schema version reads the target again and is checked against the previous one
- * ({@link SchemaEvolution#checkTypeChanges}); with {@code schema.evolution=add-columns}, missing
+ * ({@link SchemaEvolution#typeChanges}); with {@code schema.evolution=add-columns}, missing
  * target tables are created and new columns added first, committed at once so that the data
- * transaction starts with the target as the plan expects it.
+ * transaction starts with the target as the plan expects it. A renamed source column
+ * ({@link ColumnRenames}) is renamed in the target by the data transaction itself
+ * ({@link #renameColumns}), so that the target never holds the new name with rows of the old
+ * schema; until that transaction commits, the schema it planned is not taken as the table's last one
+ * ({@link #committed}, {@link #rolledBack}).
  *
  * <p>Not thread-safe: owned by the sink's thread.
  */
@@ -40,19 +48,34 @@ final class TablePlans
     private final CopyFormat format;
     private final boolean appendOnlyWithoutKey;
     private final boolean evolveSchema;
+    private final boolean widenTypes;
     private final ChangeMetadata metadata;
     private final StagingTables staging;
     private final Map<TableId, TargetTable> targets = new HashMap<>();
     private final Map<TableId, TablePlan> plans = new HashMap<>();
+    private final SourceColumns sourceColumns;
+    /** The last schema version of each source table that a committed transaction applied, for telling renames. */
+    private final Map<TableId, ColumnRenames.Recorded> committed = new HashMap<>();
+    /** Schema versions planned in the current transaction. */
+    private final Map<TableId, ColumnRenames.Recorded> uncommitted = new HashMap<>();
+    /** DDL the current transaction runs before its data: renames. */
+    private final List<String> pending = new ArrayList<>();
 
     TablePlans(SinkConfig config, StagingTables staging)
     {
+        this(config, staging, SourceColumns.UNKNOWN);
+    }
+
+    TablePlans(SinkConfig config, StagingTables staging, SourceColumns sourceColumns)
+    {
+        this.sourceColumns = requireNonNull(sourceColumns, "sourceColumns is null");
         requireNonNull(config, "config is null");
         this.sinkName = config.sinkName();
         this.routing = config.tableNameFormat();
         this.format = config.copyFormat();
         this.appendOnlyWithoutKey = config.appendOnlyWithoutKey();
         this.evolveSchema = config.evolvesSchema();
+        this.widenTypes = config.widensColumns();
         this.metadata = config.changeMetadata();
         this.staging = requireNonNull(staging, "staging is null");
     }
@@ -87,21 +110,65 @@ final class TablePlans
             // a new source schema version: the target may have changed too
             target = readTarget(connection, dialect, targetId, schema);
         }
-        if (previous != null) {
-            SchemaEvolution.checkTypeChanges(previous.source, schema, target);
-        }
+        List<String> alterations = SchemaEvolution.typeChanges(previous == null ? null : previous.source, schema, target, widenTypes);
+        Optional<List<SourceAttribute>> catalog = Optional.empty();
         if (evolveSchema) {
-            List<String> additions = new ArrayList<>(SchemaEvolution.addColumns(schema, target));
+            Map<String, String> renames = ColumnRenames.detect(recorded(schema.table()), schema, target, sourceColumns);
+            if (!renames.isEmpty()) {
+                pending.addAll(ColumnRenames.statements(target, renames));
+                log.info("{} - renaming column(s) of {} as on the source {} in the transaction that applies the new schema of {}", sinkName, targetId, renames, schema.table());
+                target = ColumnRenames.renamed(target, renames);
+            }
+            catalog = sourceColumns.read(schema.table());
+            List<String> additions = new ArrayList<>(SchemaEvolution.addColumns(schema, target, byName(catalog), () -> hasRows(connection, targetId)));
             additions.addAll(MetadataColumns.addColumns(metadata, target));
+            additions.addAll(alterations);
             if (!additions.isEmpty()) {
                 SchemaEvolution.execute(connection, additions);
-                log.info("{} - added column(s) to {} for the new schema of {}", sinkName, targetId, schema.table());
+                log.info("{} - added or widened column(s) of {} for the new schema of {}: {}", sinkName, targetId, schema.table(), additions);
                 target = readTarget(connection, dialect, targetId, schema);
+                if (!renames.isEmpty()) {
+                    // the catalog still shows the old names: the data transaction renames them
+                    target = ColumnRenames.renamed(target, renames);
+                }
             }
         }
+        uncommitted.put(schema.table(), ColumnRenames.Recorded.of(schema, catalog));
         TablePlan plan = TablePlan.create(schema, target, dialect, format, appendOnlyWithoutKey, staging.newName(targetId), metadata, metadata.isHistory(schema.table()));
         plans.put(schema.table(), plan);
         return plan;
+    }
+
+    /** Runs the column renames the current transaction's plans expect, before it writes rows. */
+    void renameColumns(Connection connection)
+            throws SQLException
+    {
+        try (Statement statement = connection.createStatement()) {
+            for (String sql : pending) {
+                statement.execute(sql);
+            }
+        }
+    }
+
+    /** The current transaction committed: the schema versions it planned are the tables' last. */
+    void committed()
+    {
+        committed.putAll(uncommitted);
+        uncommitted.clear();
+        pending.clear();
+    }
+
+    /** The current transaction did not commit: its tables are planned again, from the last committed versions. */
+    void rolledBack()
+    {
+        for (TableId table : uncommitted.keySet()) {
+            TablePlan plan = plans.remove(table);
+            if (plan != null) {
+                targets.remove(plan.target.id());
+            }
+        }
+        uncommitted.clear();
+        pending.clear();
     }
 
     /** The target changed under the sink (a table or column it planned with is gone): read the catalog again next time. */
@@ -109,6 +176,28 @@ final class TablePlans
     {
         plans.clear();
         targets.clear();
+    }
+
+    /** The last committed version of the table, else the one the catalog showed at the start, else null. */
+    private ColumnRenames.Recorded recorded(TableId table)
+    {
+        ColumnRenames.Recorded recorded = committed.get(table);
+        return recorded != null ? recorded : sourceColumns.initial(table).map(ColumnRenames.Recorded::initial).orElse(null);
+    }
+
+    private static Map<String, SourceAttribute> byName(Optional<List<SourceAttribute>> catalog)
+    {
+        Map<String, SourceAttribute> byName = new HashMap<>();
+        catalog.ifPresent(attributes -> attributes.stream().filter(attribute -> !attribute.dropped()).forEach(attribute -> byName.put(attribute.name(), attribute)));
+        return byName;
+    }
+
+    private static boolean hasRows(Connection connection, TableId table)
+            throws SQLException
+    {
+        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery("SELECT 1 FROM " + Statements.qualified(table) + " LIMIT 1")) {
+            return rows.next();
+        }
     }
 
     private TargetTable readTarget(Connection connection, Dialect dialect, TableId targetId, TableSchema schema)

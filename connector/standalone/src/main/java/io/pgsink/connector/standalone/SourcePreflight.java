@@ -8,6 +8,7 @@ import io.pgsink.core.ConfigProblem;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
+import io.pgsink.core.TableId;
 import org.intellij.lang.annotations.Language;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +37,9 @@ import static java.util.Objects.requireNonNull;
  *     service was stopped): the changes since the stored position are lost to the slot; the
  *     message names slot and position and says how to recover ({@code pgsink reset}, then a new
  *     snapshot).</li>
+ * <li>under {@code publication.autocreate.mode=filtered}, with positions stored, a captured table
+ *     the publication lacks: created while the service streamed, its rows so far never streamed
+ *     ({@link PublicationGaps});</li>
  * <li>the column selection ({@code column.*}) does not fit the captured tables: every problem,
  *     naming table and column, as a configuration error;</li>
  * <li>the slot lags behind the stored position (the service stopped between committing a batch
@@ -80,6 +84,12 @@ final class SourcePreflight
             if (!stored.isEmpty() && !slotExists) {
                 throw new SinkException(ErrorCode.CONFIG, missingSlot(stored.values()));
             }
+            if (!stored.isEmpty() && source.publicationMode() == AutoCreateMode.FILTERED) {
+                List<TableId> missing = PublicationGaps.missing(connection, config.capturedTables(), source.publicationName());
+                if (!missing.isEmpty()) {
+                    throw new SinkException(ErrorCode.CONFIG, PublicationGaps.message(missing, source.publicationName()));
+                }
+            }
             for (SourcePosition position : stored.values()) {
                 confirmUpTo(connection, position);
             }
@@ -93,6 +103,29 @@ final class SourcePreflight
             }
             // unreachable or restarting: the service retries
             throw SqlFailures.translate(e, ErrorCode.TRANSIENT, context);
+        }
+    }
+
+    /**
+     * After the initial load, before Debezium starts: under {@code publication.autocreate.mode=filtered},
+     * a captured table created while the load ran is not in the publication the load made, and the
+     * rows written into it so far were not decoded ({@link PublicationGaps}).
+     *
+     * @throws SinkException when such a table exists
+     */
+    void checkPublicationAfterLoad()
+    {
+        if (source.publicationMode() != AutoCreateMode.FILTERED) {
+            return;
+        }
+        try (Connection connection = source.connect()) {
+            List<TableId> missing = PublicationGaps.missing(connection, config.capturedTables(), source.publicationName());
+            if (!missing.isEmpty()) {
+                throw new SinkException(ErrorCode.CONFIG, PublicationGaps.message(missing, source.publicationName()));
+            }
+        }
+        catch (SQLException e) {
+            throw SqlFailures.translate(e, ErrorCode.TRANSIENT, "Cannot check publication " + source.publicationName() + " on the source " + config.sourceDescription());
         }
     }
 

@@ -151,7 +151,8 @@ public final class StandaloneService
         BufferedSink sink;
         MergeApplier applier = null;
         try {
-            applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics()).positionText(LsnText::of).build();
+            applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics()).positionText(LsnText::of)
+                    .sourceColumns(SourceCatalogColumns.atStart(new SourceDatabase(config.debezium()))).build();
             // claimed once per service: a restarted engine keeps the generation, so that of two
             // services with one sink.name the one started last writes
             if (generation == 0) {
@@ -196,6 +197,9 @@ public final class StandaloneService
                 this.initialLoad.set(initialLoad);
                 state.set(ServiceState.State.LOADING);
                 loaded = initialLoad.run(!committed.isEmpty());
+                if (committed.isEmpty()) {
+                    preflight.checkPublicationAfterLoad();
+                }
             }
             catch (Exception e) {
                 if (slotWatch != null) {

@@ -162,6 +162,228 @@ abstract class AbstractSchemaChangesTest
                 .containsExactly(List.of("n", "42"), List.of("s", "'it''s'::text"), List.of("d", "'2024-02-29'::date"), List.of("m", "12.500::numeric(8,3)"), List.of("f", "true"));
     }
 
+    /**
+     * A column added with a stable function default ({@code now()}) holds one value in every row
+     * that existed before: the source catalog has it ({@code attmissingval}), the target gets it.
+     * One added with a volatile default ({@code random()}) holds a value per row that nothing
+     * carries to the sink: it stops naming table, column and what to do, and goes on once the
+     * column is in the target.
+     */
+    @Test
+    void columnsAddedWithAFunctionDefaultHoldTheSourceValuesOrStop()
+            throws Exception
+    {
+        source.execute(
+                "CREATE TABLE public.functions (id int PRIMARY KEY, a text)",
+                "INSERT INTO public.functions SELECT g, 'a' || g FROM generate_series(1, 5) g");
+        Map<String, String> properties = configuration("public.functions");
+        RunningService running = RunningService.start(properties);
+        try {
+            awaitEqual(running, "SELECT id, a FROM public.functions ORDER BY id");
+            source.execute(
+                    "ALTER TABLE public.functions ADD COLUMN t timestamptz DEFAULT now(), ADD COLUMN u text DEFAULT current_user",
+                    "INSERT INTO public.functions (id, a) VALUES (6, 'a6')");
+            awaitEqual(running, "SELECT id, a, t, u FROM public.functions ORDER BY id");
+            // the target column has no default: the value was the one of the moment it was added
+            assertThat(target.query("SELECT count(*) FROM pg_attrdef WHERE adrelid = 'public.functions'::regclass")).containsExactly(List.of("0"));
+
+            source.execute(
+                    "ALTER TABLE public.functions ADD COLUMN r float8 DEFAULT random()",
+                    "INSERT INTO public.functions (id, a) VALUES (7, 'a7')");
+            Throwable failure = running.awaitFailure(CATCH_UP);
+            assertThat(failure).isInstanceOfSatisfying(SinkException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.SCHEMA_MISMATCH));
+            assertThat(failure.getMessage()).isEqualTo("Cannot add column(s) [r (float8 DEFAULT random())] of \"public\".\"functions\" to \"public\".\"functions\":"
+                    + " their default on the source is computed, not a constant, and was not evaluated once when they were added (a volatile default such as random()"
+                    + " or nextval() gives every row its own value), so rows that existed before hold values that no change event carries and the target cannot compute; add the column(s) to the target yourself (ALTER TABLE \"public\".\"functions\""
+                    + " ADD COLUMN ...), fill them with the source's values for the existing keys, and restart.");
+        }
+        finally {
+            running.service().close();
+        }
+        assertThat(target.query("SELECT count(*) FROM public.functions WHERE id = 7")).containsExactly(List.of("0"));
+
+        // as the message says: the column in the target with the source's values, then a restart
+        target.execute("ALTER TABLE public.functions ADD COLUMN r float8");
+        for (List<String> row : source.query("SELECT id, r FROM public.functions WHERE id <= 6")) {
+            target.execute("UPDATE public.functions SET r = " + row.get(1) + " WHERE id = " + row.get(0));
+        }
+        try (RunningService restarted = RunningService.start(properties)) {
+            source.execute("UPDATE public.functions SET a = 'changed' WHERE id = 1");
+            awaitEqual(restarted, "SELECT id, a, t, u, r FROM public.functions ORDER BY id");
+            restarted.assertRunning();
+        }
+    }
+
+    /**
+     * A renamed source column is renamed in the target (the source catalog tells it from a drop and
+     * an add: same attribute number); a column dropped and another added between two changes of the
+     * table stay a drop and an add.
+     */
+    @Test
+    void renamedColumnsAreRenamedInTheTarget()
+            throws Exception
+    {
+        source.execute(
+                "CREATE TABLE public.renamed (id int PRIMARY KEY, a text, k int, z int)",
+                "INSERT INTO public.renamed SELECT g, 'a' || g, g, g FROM generate_series(1, 5) g");
+        try (RunningService running = RunningService.start(configuration("public.renamed"))) {
+            awaitEqual(running, "SELECT id, a, k, z FROM public.renamed ORDER BY id");
+            source.execute(
+                    "ALTER TABLE public.renamed RENAME COLUMN a TO \"B b\"",
+                    "ALTER TABLE public.renamed RENAME COLUMN z TO y",
+                    "INSERT INTO public.renamed VALUES (6, 'a6', 6, 6)",
+                    "UPDATE public.renamed SET \"B b\" = 'changed' WHERE id = 2");
+            awaitEqual(running, "SELECT id, \"B b\", k, y FROM public.renamed ORDER BY id");
+            assertThat(columns(target)).isEqualTo(columns(source));
+
+            // a drop and an add between two changes: not a rename
+            source.execute(
+                    "ALTER TABLE public.renamed DROP COLUMN k",
+                    "ALTER TABLE public.renamed ADD COLUMN n int",
+                    "INSERT INTO public.renamed VALUES (7, 'a7', 7, 7)");
+            awaitEqual(running, "SELECT id, \"B b\", y, n FROM public.renamed ORDER BY id");
+            assertThat(target.query("SELECT id, k FROM public.renamed WHERE id IN (5, 7) ORDER BY id")).containsExactly(List.of("5", "5"), Arrays.asList("7", null));
+            running.assertRunning();
+        }
+        assertThat(columns(target)).containsExactly("id", "B b", "k", "y", "n");
+    }
+
+    /**
+     * A rename pgsink did not see happen (while it was stopped) cannot be told from a drop and an
+     * add: it stops, naming both ways to go on.
+     */
+    @Test
+    void aRenameWhileStoppedStopsTheSink()
+            throws Exception
+    {
+        source.execute(
+                "CREATE TABLE public.renamed (id int PRIMARY KEY, a text)",
+                "INSERT INTO public.renamed SELECT g, 'a' || g FROM generate_series(1, 3) g");
+        Map<String, String> properties = configuration("public.renamed");
+        try (RunningService running = RunningService.start(properties)) {
+            awaitEqual(running, "SELECT id, a FROM public.renamed ORDER BY id");
+        }
+        source.execute("ALTER TABLE public.renamed RENAME COLUMN a TO b", "INSERT INTO public.renamed VALUES (4, 'a4')");
+        RunningService running = RunningService.start(properties);
+        Throwable failure;
+        try {
+            failure = running.awaitFailure(CATCH_UP);
+        }
+        finally {
+            running.service().close();
+        }
+        assertThat(failure.getMessage()).isEqualTo("Cannot tell whether column(s) [b] of \"public\".\"renamed\" are column(s) [a] of \"public\".\"renamed\" renamed on the source,"
+                + " or were added while those were dropped: pgsink does not know which columns the source had before (the change happened while it was stopped, or a column is in the target only)."
+                + " If renamed, rename them in the target (ALTER TABLE \"public\".\"renamed\" RENAME COLUMN ... TO ...); if not, add them to the target yourself"
+                + " (ALTER TABLE \"public\".\"renamed\" ADD COLUMN ...); then restart.");
+        target.execute("ALTER TABLE public.renamed RENAME COLUMN a TO b");
+        try (RunningService restarted = RunningService.start(properties)) {
+            awaitEqual(restarted, "SELECT id, b FROM public.renamed ORDER BY id");
+            restarted.assertRunning();
+        }
+    }
+
+    private static List<String> columns(TestingDatabase database)
+            throws Exception
+    {
+        return database.query("SELECT attname FROM pg_attribute WHERE attrelid = 'public.renamed'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum")
+                .stream().map(row -> row.get(0)).toList();
+    }
+
+    /**
+     * {@code schema.evolution=add-columns-and-widen}: safe widenings and a dropped NOT NULL are
+     * applied to the target; {@code timestamp} to {@code timestamptz} is not safe and stops.
+     */
+    @Test
+    void safeWideningsAreAppliedAndUnsafeTypeChangesStop()
+            throws Exception
+    {
+        source.execute(
+                "CREATE TABLE public.widened (id int PRIMARY KEY, i int2, v varchar(5), n numeric(6,2), f float4, s varchar(8), nn text NOT NULL, ts timestamp)",
+                "INSERT INTO public.widened SELECT g, g, 'v' || g, g + 0.25, g + 0.5, 's' || g, 'nn' || g, '2024-01-01 10:00' FROM generate_series(1, 5) g");
+        Map<String, String> properties = configuration("public.widened");
+        properties.put("schema.evolution", "add-columns-and-widen");
+        RunningService running = RunningService.start(properties);
+        Throwable failure;
+        try {
+            String rows = "SELECT id, i, v, n, f, s, nn, ts FROM public.widened ORDER BY id";
+            awaitEqual(running, rows);
+            // NOT NULL as on the source, as a target made by hand would have it (pgsink creates only key columns NOT NULL)
+            target.execute("ALTER TABLE public.widened ALTER COLUMN nn SET NOT NULL");
+            source.execute(
+                    "ALTER TABLE public.widened ALTER COLUMN i TYPE int8, ALTER COLUMN v TYPE varchar(50), ALTER COLUMN n TYPE numeric(12,4),"
+                            + " ALTER COLUMN f TYPE float8, ALTER COLUMN s TYPE text, ALTER COLUMN nn DROP NOT NULL",
+                    "INSERT INTO public.widened VALUES (6, 9000000000, repeat('v', 50), 12345678.1234, 1.000000000001, repeat('s', 100), NULL, '2024-01-02 10:00')");
+            awaitEqual(running, rows);
+            assertThat(target.query("SELECT attname, format_type(atttypid, atttypmod), attnotnull FROM pg_attribute WHERE attrelid = 'public.widened'::regclass"
+                    + " AND attname IN ('i', 'v', 'n', 'f', 's', 'nn') ORDER BY attnum"))
+                    .containsExactly(List.of("i", "bigint", "f"), List.of("v", "character varying(50)", "f"), List.of("n", "numeric(12,4)", "f"),
+                            List.of("f", "double precision", "f"), List.of("s", "text", "f"), List.of("nn", "text", "f"));
+
+            source.execute(
+                    "ALTER TABLE public.widened ALTER COLUMN ts TYPE timestamptz",
+                    "INSERT INTO public.widened VALUES (7, 7, 'v7', 7, 7, 's7', 'nn7', '2024-01-03 10:00+00')");
+            failure = running.awaitFailure(CATCH_UP);
+        }
+        finally {
+            running.service().close();
+        }
+        assertThat(failure.getMessage()).isEqualTo("Incompatible type change in \"public\".\"widened\": ts changed from timestamp to timestamptz but is timestamp without time zone in the target."
+                + " Change the target column type (ALTER TABLE \"public\".\"widened\" ALTER COLUMN ... TYPE ...) and restart the sink.");
+        assertThat(target.query("SELECT count(*) FROM public.widened WHERE id = 7")).containsExactly(List.of("0"));
+    }
+
+    /**
+     * {@code publication.autocreate.mode=filtered} adds tables to the publication only when Debezium
+     * starts: a table created while streaming is not streamed, and the next start would add it and
+     * lose its rows so far. So that start stops, naming the table and what to do; done, it streams.
+     */
+    @Test
+    void aTableCreatedWhileStreamingIntoAFilteredPublicationStopsTheNextStart()
+            throws Exception
+    {
+        source.execute("CREATE TABLE public.early (id int PRIMARY KEY, v text)", "INSERT INTO public.early VALUES (1, 'one')");
+        Map<String, String> properties = configuration("public\\.(early|late)");
+        String publication = properties.get("sink.name");
+        try (RunningService running = RunningService.start(properties)) {
+            // the initial load done (it stores the slot's start as the position), a change can only
+            // arrive streamed: Debezium put the tables into the publication before (a table created
+            // earlier is added by that start, see README)
+            RunningService.await("the initial load's position", CATCH_UP, () -> assertThat(target.query("SELECT count(*) > 0 FROM public.pgsink_offsets")).containsExactly(List.of("t")));
+            source.execute("INSERT INTO public.early VALUES (2, 'two')");
+            awaitEqual(running, "SELECT id, v FROM public.early ORDER BY id");
+            source.execute(
+                    "CREATE TABLE public.late (id int PRIMARY KEY, v text)",
+                    "INSERT INTO public.late VALUES (1, 'written while streaming')",
+                    "INSERT INTO public.early VALUES (3, 'three')");
+            awaitEqual(running, "SELECT id, v FROM public.early ORDER BY id");
+            running.assertRunning();
+        }
+        RunningService restarted = RunningService.start(properties);
+        Throwable failure;
+        try {
+            failure = restarted.awaitFailure(CATCH_UP);
+        }
+        finally {
+            restarted.service().close();
+        }
+        assertThat(failure).isInstanceOfSatisfying(SinkException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.CONFIG));
+        assertThat(failure.getMessage()).startsWith("Table(s) [\"public\".\"late\"] match the captured tables but are not in publication " + publication
+                + ": they were created (or created again) while pgsink loaded or streamed with source.publication.autocreate.mode=filtered");
+
+        // as the message says: into the publication, rows copied by hand, started again
+        source.execute("ALTER PUBLICATION " + publication + " ADD TABLE public.late");
+        target.execute("CREATE TABLE public.late (id int PRIMARY KEY, v text)");
+        for (List<String> row : source.query("SELECT id, v FROM public.late")) {
+            target.execute("INSERT INTO public.late VALUES (" + row.get(0) + ", '" + row.get(1) + "')");
+        }
+        try (RunningService running = RunningService.start(properties)) {
+            source.execute("INSERT INTO public.late VALUES (2, 'after')", "UPDATE public.late SET v = 'changed' WHERE id = 1");
+            awaitEqual(running, "SELECT id, v FROM public.late ORDER BY id");
+            running.assertRunning();
+        }
+    }
+
     @Test
     void identifiersThatNeedQuotingWorkEndToEnd()
             throws Exception
