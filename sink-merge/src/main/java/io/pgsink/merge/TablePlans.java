@@ -22,6 +22,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import static java.util.Objects.requireNonNull;
 
@@ -50,6 +52,7 @@ final class TablePlans
     private final boolean evolveSchema;
     private final boolean widenTypes;
     private final ChangeMetadata metadata;
+    private final Set<String> metadataColumnNames;
     private final StagingTables staging;
     private final Map<TableId, TargetTable> targets = new HashMap<>();
     private final Map<TableId, TablePlan> plans = new HashMap<>();
@@ -77,6 +80,7 @@ final class TablePlans
         this.evolveSchema = config.evolvesSchema();
         this.widenTypes = config.widensColumns();
         this.metadata = config.changeMetadata();
+        this.metadataColumnNames = metadata.columns().stream().map(ChangeMetadata.Column::name).collect(Collectors.toUnmodifiableSet());
         this.staging = requireNonNull(staging, "staging is null");
     }
 
@@ -113,7 +117,7 @@ final class TablePlans
         List<String> alterations = SchemaEvolution.typeChanges(previous == null ? null : previous.source, schema, target, widenTypes);
         Optional<List<SourceAttribute>> catalog = Optional.empty();
         if (evolveSchema) {
-            Map<String, String> renames = ColumnRenames.detect(recorded(schema.table()), schema, target, sourceColumns);
+            Map<String, String> renames = ColumnRenames.detect(recorded(schema.table()), schema, target, sourceColumns, metadataColumnNames);
             if (!renames.isEmpty()) {
                 pending.addAll(ColumnRenames.statements(target, renames));
                 log.info("{} - renaming column(s) of {} as on the source {} in the transaction that applies the new schema of {}", sinkName, targetId, renames, schema.table());

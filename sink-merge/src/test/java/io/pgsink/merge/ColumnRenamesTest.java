@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -53,6 +54,20 @@ class ColumnRenamesTest
         assertThatThrownBy(() -> ColumnRenames.detect(initial, schema("id", "b"), target("id", "a"), catalog(live(1, "id"), live(2, "b"))))
                 .isInstanceOf(SinkException.class)
                 .hasMessageStartingWith("Cannot tell whether column(s) [b] of \"public\".\"t\" are column(s) [a] of \"public\".\"t\" renamed on the source");
+    }
+
+    @Test
+    void theSinksOwnMetadataColumnsNeverCountAsColumnsGoneFromTheSource()
+    {
+        // the first schema after a start has a column added while the sink was stopped; the target's
+        // other extra columns are change metadata the sink writes, not source columns renamed away
+        ColumnRenames.Recorded initial = ColumnRenames.Recorded.initial(List.of(live(1, "id"), live(2, "a"), live(3, "b")));
+        SourceColumns now = catalog(live(1, "id"), live(2, "a"), live(3, "b"));
+        assertThat(ColumnRenames.detect(initial, schema("id", "a", "b"), target("id", "a", "_op", "_deleted"), now, Set.of("_op", "_deleted"))).isEmpty();
+        assertThatThrownBy(() -> ColumnRenames.detect(initial, schema("id", "a", "b"), target("id", "a", "_op", "_deleted"), now, Set.of()))
+                .isInstanceOf(SinkException.class);
+        // nor without a catalog, as in Kafka Connect
+        assertThat(ColumnRenames.detect(null, schema("id", "a", "b"), target("id", "a", "_op"), SourceColumns.UNKNOWN, Set.of("_op"))).isEmpty();
     }
 
     @Test
