@@ -14,7 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.function.Predicate;
 
 import static io.pgsink.copy.SqlIdentifiers.quote;
 
@@ -85,15 +85,16 @@ final class ColumnRenames
      */
     static Map<String, String> detect(@Nullable Recorded recorded, TableSchema current, TargetTable target, SourceColumns catalog)
     {
-        return detect(recorded, current, target, catalog, Set.of());
+        return detect(recorded, current, target, catalog, column -> false);
     }
 
     /**
-     * As {@link #detect(Recorded, TableSchema, TargetTable, SourceColumns)}, where {@code sinkColumns}
-     * are target columns the sink writes itself (the change-metadata columns): never a source column,
-     * so never one that went missing from the source.
+     * As {@link #detect(Recorded, TableSchema, TargetTable, SourceColumns)}, where {@code notFromSource}
+     * tells the target columns that no source column of the sink's is written to: the change-metadata
+     * columns the sink writes itself, and columns the column selection leaves out. They are never
+     * columns that went missing from the source.
      */
-    static Map<String, String> detect(@Nullable Recorded recorded, TableSchema current, TargetTable target, SourceColumns catalog, Set<String> sinkColumns)
+    static Map<String, String> detect(@Nullable Recorded recorded, TableSchema current, TargetTable target, SourceColumns catalog, Predicate<String> notFromSource)
     {
         List<String> appeared = new ArrayList<>();
         for (ColumnSchema column : current.columns()) {
@@ -107,7 +108,7 @@ final class ColumnRenames
         // target columns the source had before and lacks now: dropped, or renamed to one of appeared
         List<String> vanished = new ArrayList<>();
         for (TargetColumn column : target.columns()) {
-            if (current.columnIndex(column.name()).isEmpty() && !sinkColumns.contains(column.name()) && (recorded == null || recorded.columns() == null || recorded.columns().contains(column.name()))) {
+            if (current.columnIndex(column.name()).isEmpty() && !notFromSource.test(column.name()) && (recorded == null || recorded.columns() == null || recorded.columns().contains(column.name()))) {
                 vanished.add(column.name());
             }
         }

@@ -1,6 +1,7 @@
 package io.pgsink.merge;
 
 import io.pgsink.core.ChangeMetadata;
+import io.pgsink.core.ColumnSelection;
 import io.pgsink.core.CopyFormat;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkConfig;
@@ -53,6 +54,7 @@ final class TablePlans
     private final boolean widenTypes;
     private final ChangeMetadata metadata;
     private final Set<String> metadataColumnNames;
+    private final ColumnSelection columnSelection;
     private final StagingTables staging;
     private final Map<TableId, TargetTable> targets = new HashMap<>();
     private final Map<TableId, TablePlan> plans = new HashMap<>();
@@ -80,6 +82,7 @@ final class TablePlans
         this.evolveSchema = config.evolvesSchema();
         this.widenTypes = config.widensColumns();
         this.metadata = config.changeMetadata();
+        this.columnSelection = config.columnSelection();
         this.metadataColumnNames = metadata.columns().stream().map(ChangeMetadata.Column::name).collect(Collectors.toUnmodifiableSet());
         this.staging = requireNonNull(staging, "staging is null");
     }
@@ -117,7 +120,8 @@ final class TablePlans
         List<String> alterations = SchemaEvolution.typeChanges(previous == null ? null : previous.source, schema, target, widenTypes);
         Optional<List<SourceAttribute>> catalog = Optional.empty();
         if (evolveSchema) {
-            Map<String, String> renames = ColumnRenames.detect(recorded(schema.table()), schema, target, sourceColumns, metadataColumnNames);
+            Map<String, String> renames = ColumnRenames.detect(recorded(schema.table()), schema, target, sourceColumns,
+                    column -> metadataColumnNames.contains(column) || !columnSelection.writes(schema.table(), column));
             if (!renames.isEmpty()) {
                 pending.addAll(ColumnRenames.statements(target, renames));
                 log.info("{} - renaming column(s) of {} as on the source {} in the transaction that applies the new schema of {}", sinkName, targetId, renames, schema.table());

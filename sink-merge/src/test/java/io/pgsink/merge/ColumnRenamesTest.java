@@ -63,11 +63,11 @@ class ColumnRenamesTest
         // other extra columns are change metadata the sink writes, not source columns renamed away
         ColumnRenames.Recorded initial = ColumnRenames.Recorded.initial(List.of(live(1, "id"), live(2, "a"), live(3, "b")));
         SourceColumns now = catalog(live(1, "id"), live(2, "a"), live(3, "b"));
-        assertThat(ColumnRenames.detect(initial, schema("id", "a", "b"), target("id", "a", "_op", "_deleted"), now, Set.of("_op", "_deleted"))).isEmpty();
-        assertThatThrownBy(() -> ColumnRenames.detect(initial, schema("id", "a", "b"), target("id", "a", "_op", "_deleted"), now, Set.of()))
+        assertThat(ColumnRenames.detect(initial, schema("id", "a", "b"), target("id", "a", "_op", "_deleted"), now, Set.of("_op", "_deleted")::contains)).isEmpty();
+        assertThatThrownBy(() -> ColumnRenames.detect(initial, schema("id", "a", "b"), target("id", "a", "_op", "_deleted"), now, column -> false))
                 .isInstanceOf(SinkException.class);
         // nor without a catalog, as in Kafka Connect
-        assertThat(ColumnRenames.detect(null, schema("id", "a", "b"), target("id", "a", "_op"), SourceColumns.UNKNOWN, Set.of("_op"))).isEmpty();
+        assertThat(ColumnRenames.detect(null, schema("id", "a", "b"), target("id", "a", "_op"), SourceColumns.UNKNOWN, Set.of("_op")::contains)).isEmpty();
     }
 
     @Test

@@ -346,10 +346,10 @@ abstract class AbstractSchemaChangesTest
         Map<String, String> properties = configuration("public\\.(early|late)");
         String publication = properties.get("sink.name");
         try (RunningService running = RunningService.start(properties)) {
-            // the initial load done (it stores the slot's start as the position), a change can only
-            // arrive streamed: Debezium put the tables into the publication before (a table created
-            // earlier is added by that start, see README)
-            RunningService.await("the initial load's position", CATCH_UP, () -> assertThat(target.query("SELECT count(*) > 0 FROM public.pgsink_offsets")).containsExactly(List.of("t")));
+            // once Debezium polls, the initial load and the publication check after it are done, and a
+            // change can only arrive streamed (a table created before that check stops this start
+            // instead, see README). The offsets table is no sign of it: the writer's claim fills it first.
+            RunningService.await("streaming", CATCH_UP, () -> assertThat(running.service().state()).isEqualTo(ServiceState.State.STREAMING));
             source.execute("INSERT INTO public.early VALUES (2, 'two')");
             awaitEqual(running, "SELECT id, v FROM public.early ORDER BY id");
             source.execute(
