@@ -43,6 +43,7 @@ public final class SinkConfig
     public static final String FLUSH_MAX_EVENTS = "flush.max.events";
     public static final String BUFFER_MAX_BYTES = "buffer.max.bytes";
     public static final String FLUSH_INTERVAL_MS = "flush.interval.ms";
+    public static final String FLUSH_SMALL_BATCH_MAX_EVENTS = "flush.small.batch.max.events";
     public static final String COPY_FORMAT = "copy.format";
     public static final String COPY_DELIMITER = "copy.delimiter";
     public static final String COPY_QUOTE = "copy.quote";
@@ -310,6 +311,16 @@ public final class SinkConfig
     public CopyFormat copyFormat()
     {
         return copyFormat;
+    }
+
+    /**
+     * A table's changes in a flush, after merging by key, up to which they are bound as arrays of
+     * one statement instead of COPYed through the staging table ({@value #FLUSH_SMALL_BATCH_MAX_EVENTS});
+     * 0 never.
+     */
+    public int smallBatchMaxEvents()
+    {
+        return values.get(SinkKeys.FLUSH_SMALL_BATCH_MAX_EVENTS).intValue();
     }
 
     /** How rows travel in COPY ({@value #COPY_FORMAT}). */

@@ -44,6 +44,9 @@ public final class SinkKeys
             "Flush when the buffered rows take about this many bytes of heap. Bounds memory: the source waits while the flush runs.").withValidator(ConfigValidator.atLeast(1));
     public static final ConfigKey<Long> FLUSH_INTERVAL_MS = ConfigKey.optional(SinkConfig.FLUSH_INTERVAL_MS, ConfigType.LONG, 1000L,
             "Flush when the oldest buffered event has waited this long.").withValidator(ConfigValidator.atLeast(0));
+    public static final ConfigKey<Long> FLUSH_SMALL_BATCH_MAX_EVENTS = ConfigKey.optional(SinkConfig.FLUSH_SMALL_BATCH_MAX_EVENTS, ConfigType.LONG, 256L,
+            "A table's changes in a flush (after merging by key) up to which they are applied without COPY and staging table: bound as one array per column of a single MERGE (or DELETE and INSERT) sent together, 3 round trips per flush instead of 5 (PostgreSQL only; Greenplum, history tables, append-only tables, soft deletes without MERGE and rows with unchanged TOAST values take the COPY path). 0: always COPY.")
+            .withValidator(ConfigValidator.between(0, 100_000));
     public static final ConfigKey<CopyDataFormat> COPY_FORMAT = ConfigKey.optional(SinkConfig.COPY_FORMAT, ConfigType.choice(CopyDataFormat.class), CopyDataFormat.CSV,
             "How rows travel in COPY. csv: as text, in the CSV dialect of the copy.delimiter, copy.quote, copy.escape and copy.null keys. binary: in each column type's binary format (PostgreSQL, Greenplum 7 and Cloudberry; Greenplum 6 keeps csv), which the server reads without parsing text; a COPY with a column or value pgsink has no binary form for (arrays, enums, intervals, ranges, network, geometric and bit-string types, money, xml, a value sent as text for a typed column) is written as csv instead, so the values are the same either way.");
     public static final ConfigKey<Character> COPY_DELIMITER = ConfigKey.optional(SinkConfig.COPY_DELIMITER, ConfigType.CHARACTER, ',',
@@ -104,6 +107,7 @@ public final class SinkKeys
             FLUSH_MAX_EVENTS,
             BUFFER_MAX_BYTES,
             FLUSH_INTERVAL_MS,
+            FLUSH_SMALL_BATCH_MAX_EVENTS,
             COPY_FORMAT,
             COPY_DELIMITER,
             COPY_QUOTE,

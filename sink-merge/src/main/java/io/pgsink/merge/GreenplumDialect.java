@@ -71,6 +71,12 @@ final class GreenplumDialect
     }
 
     @Override
+    public boolean bindsSmallBatches()
+    {
+        return false;
+    }
+
+    @Override
     public boolean readsGeneratedColumns(int serverMajorVersion)
     {
         return false;

@@ -107,7 +107,8 @@ public final class MergeApplier
         this.transactions = new TargetTransactions(session, plans::forget);
         this.changeMetadata = config.changeMetadata();
         this.metadataValues = new MetadataValues(builder.positionText);
-        this.writer = new TableWriter(config.copyFormat(), config.copyDataFormat(), session::readsBinaryCopy, builder.copyListener, metadataValues, changeMetadata.softDeletes());
+        SmallBatchWriter small = new SmallBatchWriter(config.smallBatchMaxEvents(), config.copyFormat().nulHandling(), session::bindsSmallBatches, metadataValues, changeMetadata.softDeletes());
+        this.writer = new TableWriter(config.copyFormat(), config.copyDataFormat(), session::readsBinaryCopy, builder.copyListener, metadataValues, changeMetadata.softDeletes(), small);
         this.isolator = new RejectedRowIsolator(config.toleratesRejectedRows(), config.tableNameFormat());
         this.deadLetters = new DeadLetterTable(sinkName, SqlIdentifiers.quote(config.offsetsSchema()) + "." + SqlIdentifiers.quote(config.deadLetterTable()));
     }

@@ -117,6 +117,12 @@ final class PostgreSqlDialect
     }
 
     @Override
+    public boolean bindsSmallBatches()
+    {
+        return true;
+    }
+
+    @Override
     public boolean readsGeneratedColumns(int serverMajorVersion)
     {
         return serverMajorVersion >= 12;

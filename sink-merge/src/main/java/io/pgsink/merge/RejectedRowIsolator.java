@@ -11,6 +11,8 @@ import io.pgsink.core.TableId;
 import io.pgsink.core.TableNameFormat;
 import io.pgsink.core.TableSchema;
 
+import org.jetbrains.annotations.Nullable;
+
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -119,13 +121,20 @@ final class RejectedRowIsolator
             throw cause;
         }
         TableId table = failure.table();
-        RowChange bad = isolate(batch, table, transactions);
-        SQLException sql = cause.getCause() instanceof SQLException sqlCause ? sqlCause : null;
-        String reason = sql != null ? SqlFailures.describe(sql) : cause.getMessage();
+        Isolated isolated = isolate(batch, table, transactions);
+        if (isolated.failure() instanceof RowRejectedException row) {
+            // the statement that failed did not name the row and column, the probe's COPY did (see SmallBatchWriter)
+            return rejectedRow(batch, new TableFailure(table, row), transactions);
+        }
+        // a statement over many rows fails on the first bad one it meets, maybe not this one: the probe that ends with it says why it fails
+        SinkException failed = isolated.failure() == null ? cause : isolated.failure();
+        SQLException sql = failed.getCause() instanceof SQLException sqlCause ? sqlCause : null;
+        RowChange bad = isolated.change();
+        String reason = sql != null ? SqlFailures.describe(sql) : failed.getMessage();
         Optional<String> column = Optional.ofNullable(sql == null ? null : SqlFailures.column(sql));
         RejectedRow row = new RejectedRow(table, routing.targetOf(table), schemaOf(batch, table), bad, column, reason);
         if (!tolerateRejectedRows) {
-            throw new SinkException(ErrorCode.DATA, "Cannot write a row of " + row.describe(), cause.getCause());
+            throw new SinkException(ErrorCode.DATA, "Cannot write a row of " + row.describe(), failed.getCause());
         }
         return row;
     }
@@ -136,7 +145,7 @@ final class RejectedRowIsolator
      * before {@code table}, which passed) and a prefix of {@code table}'s changes, and rolls back;
      * the tables after it are left out, since a refused row of theirs would fail every probe.
      */
-    private static RowChange isolate(Batch batch, TableId table, Transactions transactions)
+    private static Isolated isolate(Batch batch, TableId table, Transactions transactions)
     {
         TableBatch tableBatch = tableOf(batch, table);
         List<TableBatch> reached = new ArrayList<>();
@@ -150,35 +159,46 @@ final class RejectedRowIsolator
         List<RowChange> changes = tableBatch.changes();
         int passing = 0;
         int failing = changes.size();
+        SinkException lastFailure = null;
         while (failing - passing > 1) {
             int middle = (passing + failing) >>> 1;
-            if (fails(probed.withTable(tableBatch.withChanges(changes.subList(0, middle))), transactions)) {
+            SinkException failure = failure(probed.withTable(tableBatch.withChanges(changes.subList(0, middle))), transactions);
+            if (failure != null) {
                 failing = middle;
+                lastFailure = failure;
             }
             else {
                 passing = middle;
             }
         }
-        return changes.get(failing - 1);
+        if (lastFailure == null) {
+            lastFailure = failure(probed.withTable(tableBatch.withChanges(changes.subList(0, failing))), transactions);
+        }
+        return new Isolated(changes.get(failing - 1), lastFailure);
     }
 
-    private static boolean fails(Batch batch, Transactions transactions)
+    /** The change a probe found, and how the last probe that failed failed, if one did. */
+    private record Isolated(RowChange change, @Nullable SinkException failure) {}
+
+    /** How {@code batch} fails in a transaction that is rolled back, or null when it does not. */
+    @Nullable
+    private static SinkException failure(Batch batch, Transactions transactions)
     {
         try {
             transactions.run(batch, List.of(), Ending.ROLLBACK);
-            return false;
+            return null;
         }
         catch (TableFailure failure) {
             if (failure.failure().isTransient()) {
                 throw failure.failure();
             }
-            return true;
+            return failure.failure();
         }
         catch (SinkException e) {
             if (e.isTransient()) {
                 throw e;
             }
-            return true;
+            return e;
         }
     }
 

@@ -29,4 +29,11 @@ interface ServerFeatures
      * Greenplum 7 and Cloudberry read them, Greenplum 6 is kept on CSV.
      */
     boolean readsBinaryCopy(int serverMajorVersion);
+
+    /**
+     * Whether a small table batch may skip COPY and the staging table ({@link SmallBatchWriter}):
+     * PostgreSQL; not Greenplum, where statements are dispatched to every segment and the upsert and
+     * staging-table choices were measured for COPY.
+     */
+    boolean bindsSmallBatches();
 }

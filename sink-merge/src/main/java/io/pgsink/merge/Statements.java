@@ -10,6 +10,9 @@ import static io.pgsink.copy.SqlIdentifiers.quote;
 /** The apply statements both dialects share. Identifiers are always quoted. */
 final class Statements
 {
+    /** Turns hash and merge joins off for the transaction, so that statements probe the primary-key index per key (see {@link #mergeFromStaging}). */
+    static final String PROBE_KEY_INDEX = "SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; ";
+
     private Statements() {}
 
     static String qualified(TableId table)
@@ -60,6 +63,16 @@ final class Statements
     /** As {@link #mergeFromStaging(TargetTable, List, String)}, with {@code deleteAction} for a staged delete of a key the target holds. */
     static String mergeFromStaging(TargetTable target, List<TargetColumn> columns, String stagingName, String deleteAction)
     {
+        return PROBE_KEY_INDEX + merge(target, columns, stagingName, deleteAction);
+    }
+
+    /**
+     * The {@code MERGE} of {@link #mergeFromStaging(TargetTable, List, String, String)} alone, from
+     * {@code stagingName}: the staging table, or a {@code WITH} query of that name laid out as it
+     * (the insert flag and the columns) that the caller puts before it.
+     */
+    static String merge(TargetTable target, List<TargetColumn> columns, String stagingName, String deleteAction)
+    {
         StringJoiner keyMatch = new StringJoiner(" AND ");
         StringJoiner keyOrder = new StringJoiner(", ");
         for (String column : target.primaryKey()) {
@@ -81,8 +94,7 @@ final class Statements
             }
         }
         String insert = quote(StagingColumns.INSERT);
-        return "SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; "
-                + "MERGE INTO " + qualified(target.id()) + " AS t USING (SELECT * FROM " + quote(stagingName) + " ORDER BY " + keyOrder + ") AS s ON " + keyMatch
+        return "MERGE INTO " + qualified(target.id()) + " AS t USING (SELECT * FROM " + quote(stagingName) + " ORDER BY " + keyOrder + ") AS s ON " + keyMatch
                 + " WHEN MATCHED AND NOT s." + insert + " THEN " + deleteAction
                 + " WHEN MATCHED THEN " + (assignments.length() == 0 ? "DO NOTHING" : "UPDATE SET " + assignments)
                 // as COPY does, write identity columns as given

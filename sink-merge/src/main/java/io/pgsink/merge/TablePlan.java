@@ -65,6 +65,8 @@ final class TablePlan
     final String merge;
     /** Deletes the staged deletes, and upserts every other staged row (see {@link TableWriter.ApplyMethod#UPSERT}). */
     final String upsert;
+    /** The statements of batches small enough to bind as arrays ({@link SmallBatchWriter}). */
+    final SmallBatchSql small;
     /**
      * Whether {@link #merge} may apply this table's rows: not when a staged column other than the
      * key is {@code GENERATED ALWAYS AS IDENTITY}, which COPY writes as given but an UPDATE cannot.
@@ -114,6 +116,7 @@ final class TablePlan
             this.insertFromStaging = "";
             this.merge = "";
             this.upsert = "";
+            this.small = SmallBatchSql.NONE;
             this.mergeable = false;
         }
         else {
@@ -134,11 +137,13 @@ final class TablePlan
                 this.delete = SoftDeletes.deleteInsert(dialect, target, columns, metadataColumns, stagingName);
                 this.merge = Statements.mergeFromStaging(target, columns, stagingName, SoftDeletes.mergeDeleteAction(metadataColumns));
                 this.upsert = SoftDeletes.markStagedDeletes(target, metadataColumns, stagingName) + "; " + Statements.upsertFromStaging(target, columns, stagingName);
+                this.small = SmallBatchSql.create(dialect, target, columns, SoftDeletes.mergeDeleteAction(metadataColumns));
             }
             else {
                 this.delete = dialect.delete().deleteTouchedKeys(target, stagingName);
                 this.merge = Statements.mergeFromStaging(target, columns, stagingName);
                 this.upsert = dialect.delete().deleteStagedDeletes(target, stagingName) + "; " + Statements.upsertFromStaging(target, columns, stagingName);
+                this.small = SmallBatchSql.create(dialect, target, columns, "DELETE");
             }
             this.mergeable = columns.stream().noneMatch(column -> column.identityAlways() && !target.primaryKey().contains(column.name()));
         }

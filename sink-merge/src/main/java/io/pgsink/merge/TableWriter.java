@@ -105,19 +105,18 @@ final class TableWriter
     private final CopyRows rows;
     /** {@code delete.mode=soft}: deleted keys keep their rows, so every change is staged with its whole row (see {@link SoftDeletes}). */
     private final boolean softDeletes;
+    private final SmallBatchWriter small;
 
     /**
      * @param dataFormat {@code copy.format}: with {@link CopyDataFormat#BINARY}, each COPY is binary
      *        where {@code serverReadsBinary} says the server reads pgsink's binary rows and
      *        {@link #binary} allows it, else CSV in {@code format}
+     * @param small applies the batches small enough without COPY (not the upsert's: Greenplum keeps COPY)
      */
-    TableWriter(CopyFormat format, CopyDataFormat dataFormat, BooleanSupplier serverReadsBinary, CopyListener copyListener)
+    TableWriter(CopyFormat format, CopyDataFormat dataFormat, BooleanSupplier serverReadsBinary, CopyListener copyListener, MetadataValues metadata, boolean softDeletes,
+            SmallBatchWriter small)
     {
-        this(format, dataFormat, serverReadsBinary, copyListener, new MetadataValues(MetadataValues.PARTITION_AND_OFFSET), false);
-    }
-
-    TableWriter(CopyFormat format, CopyDataFormat dataFormat, BooleanSupplier serverReadsBinary, CopyListener copyListener, MetadataValues metadata, boolean softDeletes)
-    {
+        this.small = requireNonNull(small, "small is null");
         this.format = requireNonNull(format, "format is null");
         this.dataFormat = requireNonNull(dataFormat, "dataFormat is null");
         this.serverReadsBinary = requireNonNull(serverReadsBinary, "serverReadsBinary is null");
@@ -173,6 +172,11 @@ final class TableWriter
             case UPSERT -> plan.upsertable() && narrowRows(batch);
             case DELETE_INSERT -> false;
         };
+        if (!(merge && method == ApplyMethod.UPSERT) && small.takes(plan, batch, freshKeys, merge)) {
+            small.write(connection, plan, batch, merge);
+            phases.add(FlushPhases.Phase.APPLY, start);
+            return;
+        }
         String apply = !merge ? plan.delete : method == ApplyMethod.MERGE ? plan.merge : plan.upsert;
         // soft deletes tell a staged delete from a staged row by the insert flag, so rows are staged whole, as for merging
         boolean wholeRows = merge || softDeletes;

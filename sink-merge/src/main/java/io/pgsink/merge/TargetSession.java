@@ -108,6 +108,12 @@ final class TargetSession
         return dialect.features().readsBinaryCopy(serverMajorVersion);
     }
 
+    /** Whether small batches may skip COPY (see {@link ServerFeatures#bindsSmallBatches}). */
+    boolean bindsSmallBatches()
+    {
+        return dialect.features().bindsSmallBatches();
+    }
+
     /**
      * Starts a transaction (auto-commit is off) on a connection of the pool, starting the pool
      * first when there is none.

@@ -40,6 +40,21 @@ class MergeApplierIT
         return Dialect.POSTGRESQL;
     }
 
+    /**
+     * {@code flush.small.batch.max.events} of the suite's sinks: 0 here, so that every batch of the
+     * suite takes the COPY path; {@link SmallBatchOnPostgreSqlIT} runs it on the small-batch path.
+     */
+    protected String smallBatchMaxEvents()
+    {
+        return "0";
+    }
+
+    @Override
+    protected Map<String, String> targetProperties()
+    {
+        return Map.of(SinkConfig.FLUSH_SMALL_BATCH_MAX_EVENTS, smallBatchMaxEvents());
+    }
+
     /** Whether the sink may update the tables, so that flushes merge changes to existing keys in place (PostgreSQL 15+). */
     protected boolean updatesInPlace()
     {
@@ -305,5 +320,65 @@ class MergeApplierIT
                 executor.shutdownNow();
             }
         }
+    }
+
+    @Test
+    void smallFlushTakesThreeRoundTrips()
+            throws SQLException
+    {
+        createTable("trips", "id bigint PRIMARY KEY, v text, n numeric(12,2)");
+        schema.execute("INSERT INTO trips SELECT i, 'base ' || i, i FROM generate_series(1, 1000) i");
+        TableSchema trips = TableSchema.of(TableId.of("src", "trips"), List.of("id", "v", "n"), List.of("id"));
+        // the COPY path, counted the same way: position, COPY into staging (statement, then data), MERGE, COMMIT
+        // the COPY path, counted the same way: position, COPY into staging (statement, then data), MERGE, COMMIT;
+        // deleting and inserting, the DELETE and a second COPY (the rows, straight into the target) instead of the MERGE
+        long copy = updatesInPlace() ? 5 : 7;
+        assertThat(roundTripsPerFlush(trips, "0", 0)).containsExactly(copy, copy, copy);
+        // position, the MERGE (or the DELETE and the INSERT sent together), COMMIT
+        assertThat(roundTripsPerFlush(trips, "256", 1)).containsExactly(3L, 3L, 3L);
+        // base rows, 2 x 3 x (40 inserts - 10 deletes), and the warm-up's insert of key 1001
+        assertThat(TestingSink.query(schema, "SELECT count(*), count(*) FILTER (WHERE v LIKE 'flush %') FROM trips")).containsExactly(List.of("1181", "480"));
+    }
+
+    /**
+     * Round trips of each of three flushes of 100 changes (40 inserts of new keys, 40 updates, 10
+     * deletes, 10 changes of keys inserted earlier in the flush), after a first flush that plans
+     * the table and opens the connection.
+     */
+    private List<Long> roundTripsPerFlush(TableSchema table, String smallBatchMaxEvents, int run)
+    {
+        String counter = schema.name() + "-trips-" + run;
+        Map<String, String> properties = Map.of(
+                SinkConfig.FLUSH_SMALL_BATCH_MAX_EVENTS, smallBatchMaxEvents,
+                SinkConfig.FLUSH_MAX_EVENTS, "100000",
+                SinkConfig.FLUSH_INTERVAL_MS, "3600000",
+                SinkConfig.TARGET_JDBC_PREFIX + "socketFactory", RoundTripCountingSocketFactory.class.getName(),
+                SinkConfig.TARGET_JDBC_PREFIX + "socketFactoryArg", counter);
+        Long[] roundTrips = new Long[3];
+        try (BufferedSink sink = sink(properties)) {
+            sink.accept(ChangeEvent.update(table, null, new Object[] {1000L + run, "warm-up", 1}, at(1), 0));
+            sink.flush();
+            for (int flush = 0; flush < roundTrips.length; flush++) {
+                long firstKey = 2000 + run * 1000 + flush * 100;
+                int offset = 10 + flush * 100;
+                for (int i = 0; i < 40; i++) {
+                    sink.accept(ChangeEvent.insert(table, new Object[] {firstKey + i, "flush " + flush, 1}, at(offset++), 0));
+                }
+                for (int i = 0; i < 10; i++) {
+                    sink.accept(ChangeEvent.update(table, null, new Object[] {firstKey + i, "flush " + flush, 1}, at(offset++), 0));
+                }
+                long updated = 1 + run * 300 + flush * 100;
+                for (int i = 0; i < 40; i++) {
+                    sink.accept(ChangeEvent.update(table, null, new Object[] {updated + i, "flush " + flush, 1}, at(offset++), 0));
+                }
+                for (int i = 40; i < 50; i++) {
+                    sink.accept(ChangeEvent.delete(table, new Object[] {updated + i, null, null}, at(offset++), 0));
+                }
+                long before = RoundTripCountingSocketFactory.roundTrips(counter);
+                sink.flush();
+                roundTrips[flush] = RoundTripCountingSocketFactory.roundTrips(counter) - before;
+            }
+        }
+        return List.of(roundTrips);
     }
 }

@@ -1,0 +1,96 @@
+package io.pgsink.merge;
+
+import java.util.List;
+import java.util.StringJoiner;
+import java.util.regex.Pattern;
+
+import static io.pgsink.copy.SqlIdentifiers.quote;
+
+/**
+ * The statements of one table's small batches ({@link SmallBatchWriter}), made once per
+ * {@link TablePlan}: the staging table's statements, with the staging table replaced by a
+ * {@code WITH} query over {@code unnest} of text arrays bound as parameters, one per column, each
+ * element cast to the column's type (the type's input function, as COPY reads text).
+ *
+ * @param merge the {@code MERGE} (PostgreSQL 15+): parameters are the insert flags, then one array per column
+ * @param deleteKeys the delete of touched keys: one array per primary-key column (target key order)
+ * @param insertRows the insert of final rows: the insert flags, then one array per column
+ */
+record SmallBatchSql(String merge, String deleteKeys, String insertRows)
+{
+    /** For plans that never take the small path (append-only and history tables). */
+    static final SmallBatchSql NONE = new SmallBatchSql("", "", "");
+
+    private static final String ROWS = "__pgsink_rows";
+    private static final String KEYS = "__pgsink_keys";
+    /** A type modifier as {@code format_type} prints it: {@code (20)}, {@code (12,2)}. */
+    private static final Pattern TYPE_MODIFIER = Pattern.compile("\\(\\d+(,\\d+)?\\)");
+
+    static SmallBatchSql create(Dialect dialect, TargetTable target, List<TargetColumn> columns, String deleteAction)
+    {
+        String rows = "WITH " + rows(columns) + " ";
+        List<TargetColumn> keyColumns = target.primaryKey().stream().map(name -> target.column(name).orElseThrow()).toList();
+        return new SmallBatchSql(
+                Statements.PROBE_KEY_INDEX + rows + Statements.merge(target, columns, ROWS, deleteAction),
+                "WITH " + relation(KEYS, keyColumns, false) + " " + dialect.delete().deleteTouchedKeys(target, KEYS),
+                rows + insert(target, columns));
+    }
+
+    /** As {@link Statements#insertFromStaging}; identity columns are written as given, as COPY writes them. */
+    private static String insert(TargetTable target, List<TargetColumn> columns)
+    {
+        String list = Statements.columnList(columns);
+        boolean identity = columns.stream().anyMatch(TargetColumn::identityAlways);
+        return "INSERT INTO " + Statements.qualified(target.id()) + " (" + list + ")" + (identity ? " OVERRIDING SYSTEM VALUE" : "")
+                + " SELECT " + list + " FROM " + quote(ROWS) + " WHERE " + quote(StagingColumns.INSERT);
+    }
+
+    /** The rows laid out as the staging table that {@link Statements#merge} and {@link Statements#insertFromStaging} read: the insert flag, then the columns. */
+    private static String rows(List<TargetColumn> columns)
+    {
+        return relation(ROWS, columns, true);
+    }
+
+    private static String relation(String name, List<TargetColumn> columns, boolean insertFlag)
+    {
+        StringJoiner select = new StringJoiner(", ");
+        StringJoiner arrays = new StringJoiner(", ");
+        StringJoiner aliases = new StringJoiner(", ");
+        int index = 0;
+        if (insertFlag) {
+            select.add("u.c0::boolean AS " + quote(StagingColumns.INSERT));
+            arrays.add("?::text[]");
+            aliases.add("c0");
+            index++;
+        }
+        for (TargetColumn column : columns) {
+            String alias = "c" + index++;
+            select.add("u." + alias + "::" + castType(column.declaredType()) + " AS " + quote(column.name()));
+            arrays.add("?::text[]");
+            aliases.add(alias);
+        }
+        return quote(name) + " AS (SELECT " + select + " FROM unnest(" + arrays + ") AS u(" + aliases + "))";
+    }
+
+    /**
+     * The type a text value is cast to for a column of {@code declaredType}: without its type
+     * modifier, so that the value reaches the column through an assignment, which rejects a value
+     * too long for {@code varchar(n)}, {@code char(n)} or {@code bit(n)} as COPY does (an explicit
+     * cast to those types cuts it silently). Fixed-length {@code character} and {@code bit} without
+     * a length would mean a length of 1: they become {@code bpchar} and {@code bit varying}.
+     */
+    static String castType(String declaredType)
+    {
+        String type = TYPE_MODIFIER.matcher(declaredType).replaceAll("");
+        String arrays = "";
+        while (type.endsWith("[]")) {
+            type = type.substring(0, type.length() - 2);
+            arrays += "[]";
+        }
+        return switch (type) {
+            case "character" -> "bpchar";
+            case "bit" -> "bit varying";
+            default -> type;
+        } + arrays;
+    }
+}

@@ -1,0 +1,16 @@
+package io.pgsink.merge;
+
+/**
+ * The PostgreSQL suite ({@link MergeApplierIT}) with every batch on the small-batch path
+ * ({@link SmallBatchWriter}: {@code flush.small.batch.max.events} above any batch of the suite),
+ * where it applies.
+ */
+class SmallBatchOnPostgreSqlIT
+        extends MergeApplierIT
+{
+    @Override
+    protected String smallBatchMaxEvents()
+    {
+        return "100000";
+    }
+}
