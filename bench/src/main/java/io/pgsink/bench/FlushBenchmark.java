@@ -169,7 +169,8 @@ public final class FlushBenchmark
 
     private static List<Supplier<Method>> smallMethods()
     {
-        return List.of(PgsinkMethod::new, SmallBatchPrototypeMethod::new, JdbcBatchMethod::new, MergedUpsertMethod::new, DebeziumJdbcMethod::new);
+        return List.of(PgsinkMethod::new, PgsinkMethod::copyOnly, () -> new PgsinkMethod(true), SmallBatchPrototypeMethod::new, JdbcBatchMethod::new, MergedUpsertMethod::new,
+                DebeziumJdbcMethod::new);
     }
 
     /** Runs methods on workloads and collects results. */

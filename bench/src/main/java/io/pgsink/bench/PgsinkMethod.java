@@ -14,7 +14,8 @@ import java.util.Map;
 
 /**
  * pgsink itself: the buffer merges by key, each flush COPYs into staging and applies set-based
- * statements. By default as configured out of the box (on PostgreSQL 15+, changes to existing keys
+ * statements (a flush of at most {@code flush.small.batch.max.events} changes per table binds them
+ * as arrays of one statement instead). By default as configured out of the box (on PostgreSQL 15+, changes to existing keys
  * are applied by one MERGE); the delete-insert variant sets {@code target.update.mode=delete-insert},
  * as on older servers and Greenplum.
  */
@@ -24,6 +25,7 @@ final class PgsinkMethod
     static final String NAME = "pgsink (COPY + merge)";
     static final String DELETE_INSERT_NAME = "pgsink, target.update.mode=delete-insert";
     static final String BINARY_NAME = "pgsink, copy.format=binary";
+    static final String COPY_ONLY_NAME = "pgsink, flush.small.batch.max.events=0 (always COPY)";
     static final String LZ4_NAME = "pgsink, default_toast_compression=lz4";
     /** System property that adds the lz4 variant to the headline methods: only for servers built with lz4 (the embedded test server is not). */
     static final String LZ4_PROPERTY = "pgsink.bench.lz4";
@@ -46,6 +48,12 @@ final class PgsinkMethod
     {
         this.name = name;
         this.overrides = Map.copyOf(overrides);
+    }
+
+    /** flush.small.batch.max.events=0: every flush COPYs, however small (the small suite's comparison for the small-batch path). */
+    static PgsinkMethod copyOnly()
+    {
+        return new PgsinkMethod(COPY_ONLY_NAME, Map.of(SinkConfig.FLUSH_SMALL_BATCH_MAX_EVENTS, "0"));
     }
 
     /** copy.format=binary. */

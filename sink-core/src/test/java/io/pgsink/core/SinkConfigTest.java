@@ -38,6 +38,7 @@ class SinkConfigTest
         assertThat(config.tablesWithoutKey()).isEqualTo(TablesWithoutKey.FAIL);
         assertThat(config.errorsTolerance()).isEqualTo(ErrorsTolerance.NONE);
         assertThat(config.retryBackoff()).isEqualTo(new Backoff(500, 30_000));
+        assertThat(config.smallBatchMaxEvents()).isEqualTo(256);
     }
 
     /** Every key, its type and its default, in the README's order: a key added, dropped or changed is a decision. */
@@ -65,6 +66,7 @@ class SinkConfigTest
                 Map.entry("flush.max.events", "LONG '10000'"),
                 Map.entry("buffer.max.bytes", "LONG '67108864'"),
                 Map.entry("flush.interval.ms", "LONG '1000'"),
+                Map.entry("flush.small.batch.max.events", "LONG '256'"),
                 Map.entry("copy.format", "CHOICE 'csv'"),
                 Map.entry("copy.delimiter", "CHARACTER ','"),
                 Map.entry("copy.quote", "CHARACTER '\"'"),
@@ -182,6 +184,10 @@ class SinkConfigTest
     void problemsListsWhatParseWouldReport()
     {
         assertThat(SinkConfig.problems(Map.of("target.url", "jdbc:postgresql://h/d"))).isEmpty();
+        assertThat(SinkConfig.problems(Map.of("target.url", "jdbc:postgresql://h/d", "flush.small.batch.max.events", "0"))).isEmpty();
+        assertThat(SinkConfig.problems(Map.of("target.url", "jdbc:postgresql://h/d", "flush.small.batch.max.events", "-1"))).extracting(ConfigProblem::message).containsExactly(
+                "Invalid value '-1' for configuration flush.small.batch.max.events: must be between 0 and 100000");
+        assertThat(SinkConfig.parse(Map.of("target.url", "jdbc:postgresql://h/d", "flush.small.batch.max.events", "100000")).smallBatchMaxEvents()).isEqualTo(100_000);
         assertThat(SinkConfig.problems(Map.of("flush.max.events", "0", "bogus", "x"))).extracting(ConfigProblem::message).containsExactly(
                 "Unknown configuration bogus: not a pgsink setting (known: " + String.join(", ", SinkConfig.KEYS.stream().map(key -> key.name()).toList()) + ", target.jdbc.*)",
                 "Missing required configuration target.url: JDBC URL of the target PostgreSQL or Greenplum database, e.g. jdbc:postgresql://host:5432/db.",

@@ -107,8 +107,7 @@ public final class MergeApplier
         this.transactions = new TargetTransactions(session, plans::forget);
         this.changeMetadata = config.changeMetadata();
         this.metadataValues = new MetadataValues(builder.positionText);
-        SmallBatchWriter small = new SmallBatchWriter(config.smallBatchMaxEvents(), config.copyFormat().nulHandling(), session::bindsSmallBatches, metadataValues, changeMetadata.softDeletes());
-        this.writer = new TableWriter(config.copyFormat(), config.copyDataFormat(), session::readsBinaryCopy, builder.copyListener, metadataValues, changeMetadata.softDeletes(), small);
+        this.writer = new TableWriter(config, session::readsBinaryCopy, session::bindsSmallBatches, builder.copyListener, metadataValues);
         this.isolator = new RejectedRowIsolator(config.toleratesRejectedRows(), config.tableNameFormat());
         this.deadLetters = new DeadLetterTable(sinkName, SqlIdentifiers.quote(config.offsetsSchema()) + "." + SqlIdentifiers.quote(config.deadLetterTable()));
     }

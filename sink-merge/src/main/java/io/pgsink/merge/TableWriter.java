@@ -10,6 +10,7 @@ import io.pgsink.core.CopyFormat;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.RowChange;
 import io.pgsink.core.RowKey;
+import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.TableBatch;
 import io.pgsink.core.TableId;
@@ -42,6 +43,10 @@ import static java.util.Objects.requireNonNull;
  * </ul>
  * Rows whose unchanged TOAST values must be filled from the target are staged whole either way
  * and filled before the delete.
+ *
+ * <p>A batch of at most {@code flush.small.batch.max.events} changes takes neither COPY nor the
+ * staging table where {@link SmallBatchWriter} can apply it: the same statements, over its changes
+ * bound as arrays.
  *
  * <p>A row the target or the encoder refuses is named by a {@link RowRejectedException}; a key
  * taken for fresh that exists after all, by a {@link FreshKeyConflict}.
@@ -108,21 +113,21 @@ final class TableWriter
     private final SmallBatchWriter small;
 
     /**
-     * @param dataFormat {@code copy.format}: with {@link CopyDataFormat#BINARY}, each COPY is binary
+     * @param config {@code copy.format}: with {@link CopyDataFormat#BINARY}, each COPY is binary
      *        where {@code serverReadsBinary} says the server reads pgsink's binary rows and
-     *        {@link #binary} allows it, else CSV in {@code format}
-     * @param small applies the batches small enough without COPY (not the upsert's: Greenplum keeps COPY)
+     *        {@link #binary} allows it, else CSV in {@code copy.*}; {@code flush.small.batch.max.events}:
+     *        batches up to that size are applied without COPY ({@link SmallBatchWriter}) where
+     *        {@code serverBindsSmallBatches} says so; {@code delete.mode}
      */
-    TableWriter(CopyFormat format, CopyDataFormat dataFormat, BooleanSupplier serverReadsBinary, CopyListener copyListener, MetadataValues metadata, boolean softDeletes,
-            SmallBatchWriter small)
+    TableWriter(SinkConfig config, BooleanSupplier serverReadsBinary, BooleanSupplier serverBindsSmallBatches, CopyListener copyListener, MetadataValues metadata)
     {
-        this.small = requireNonNull(small, "small is null");
-        this.format = requireNonNull(format, "format is null");
-        this.dataFormat = requireNonNull(dataFormat, "dataFormat is null");
+        this.format = config.copyFormat();
+        this.dataFormat = config.copyDataFormat();
         this.serverReadsBinary = requireNonNull(serverReadsBinary, "serverReadsBinary is null");
         this.copyListener = requireNonNull(copyListener, "copyListener is null");
         this.rows = new CopyRows(metadata);
-        this.softDeletes = softDeletes;
+        this.softDeletes = config.changeMetadata().softDeletes();
+        this.small = new SmallBatchWriter(config.smallBatchMaxEvents(), format.nulHandling(), serverBindsSmallBatches, metadata, softDeletes);
     }
 
     void truncate(Connection connection, TableId target)
