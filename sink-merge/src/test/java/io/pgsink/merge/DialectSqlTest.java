@@ -298,4 +298,30 @@ class DialectSqlTest
                         + " FROM \"Shop\".\"order lines\" AS t WHERE s.\"__pgsink_unavailable\" IS NOT NULL"
                         + " AND t.\"tenant\" = COALESCE(s.\"__pgsink_fill_0\", s.\"tenant\") AND t.\"id\" = COALESCE(s.\"__pgsink_fill_1\", s.\"id\")");
     }
+
+    /** Small batches cast text to the type without its modifier, so that the assignment to the column checks lengths as COPY does. */
+    @Test
+    void smallBatchesCastToTypesWithoutModifiers()
+    {
+        assertThat(SmallBatchSql.castType("character varying(20)")).isEqualTo("character varying");
+        assertThat(SmallBatchSql.castType("numeric(12,2)")).isEqualTo("numeric");
+        assertThat(SmallBatchSql.castType("timestamp(3) with time zone")).isEqualTo("timestamp with time zone");
+        assertThat(SmallBatchSql.castType("character(5)")).isEqualTo("bpchar");
+        assertThat(SmallBatchSql.castType("bit(3)[]")).isEqualTo("bit varying[]");
+        assertThat(SmallBatchSql.castType("character varying(10)[][]")).isEqualTo("character varying[][]");
+        assertThat(SmallBatchSql.castType("\"Shop\".\"Mood\"")).isEqualTo("\"Shop\".\"Mood\"");
+        assertThat(SmallBatchSql.castType("integer")).isEqualTo("integer");
+    }
+
+    @Test
+    void smallBatchStatementsReadUnnestedArrays()
+    {
+        SmallBatchSql sql = SmallBatchSql.create(Dialect.POSTGRESQL, ORDERS, ORDERS.columns(), "DELETE");
+        assertThat(sql.merge()).startsWith("SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; WITH \"__pgsink_rows\" AS (SELECT u.c0::boolean AS \"__pgsink_insert\","
+                + " u.c1::integer AS \"tenant\", u.c2::bigint AS \"id\", u.c3::text AS \"Note\" FROM unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS u(c0, c1, c2, c3))"
+                + " MERGE INTO \"Shop\".\"order lines\" AS t USING (SELECT * FROM \"__pgsink_rows\" ORDER BY \"tenant\", \"id\") AS s");
+        assertThat(sql.deleteKeys()).startsWith("WITH \"__pgsink_keys\" AS (SELECT u.c0::integer AS \"tenant\", u.c1::bigint AS \"id\" FROM unnest(?::text[], ?::text[]) AS u(c0, c1))"
+                + " DELETE FROM \"Shop\".\"order lines\" AS t USING (SELECT array_agg(\"tenant\") AS k0, array_agg(\"id\") AS k1 FROM \"__pgsink_keys\") AS a");
+        assertThat(sql.insertRows()).endsWith(" INSERT INTO \"Shop\".\"order lines\" (\"tenant\", \"id\", \"Note\") SELECT \"tenant\", \"id\", \"Note\" FROM \"__pgsink_rows\" WHERE \"__pgsink_insert\"");
+    }
 }

@@ -381,4 +381,31 @@ class MergeApplierIT
         }
         return List.of(roundTrips);
     }
+
+    /** Lengths, padding and rounding of types with modifiers come out of either path alike: the small path casts text without the modifier and lets the assignment apply it, as COPY does. */
+    @Test
+    void typeModifiersApplyAlikeOnBothPaths()
+            throws SQLException
+    {
+        String definitions = "id int PRIMARY KEY, c char(5), b bit(3), v varchar(4), n numeric(5,2), t timestamp(0) with time zone, a varchar(3)[]";
+        TableSchema source = TableSchema.of(TableId.of("src", "modifiers"), List.of("id", "c", "b", "v", "n", "t", "a"), List.of("id"));
+        Object[] row = {1, "ab", "101", "abcd", "1.005", "2026-11-24 10:00:00.6+00", "{ab,c}"};
+        for (String path : List.of("copy", "small")) {
+            createTable("modifiers_" + path, definitions);
+            try (BufferedSink sink = sink(Map.of(SinkConfig.FLUSH_SMALL_BATCH_MAX_EVENTS, path.equals("copy") ? "0" : "256",
+                    SinkConfig.TARGET_TABLE_NAME_FORMAT, schema.name() + ".${table}_" + path))) {
+                sink.accept(ChangeEvent.insert(source, row.clone(), at(1), 0));
+                sink.flush();
+                Object[] tooLong = row.clone();
+                tooLong[0] = 2;
+                tooLong[3] = "abcde";
+                sink.accept(ChangeEvent.insert(source, tooLong, at(2), 0));
+                assertThatThrownBy(sink::flush).hasMessageContaining("value too long for type character varying(4)");
+            }
+        }
+        String columns = "id, c || '|', b, v, n, t AT TIME ZONE 'UTC', a";
+        assertThat(TestingSink.query(schema, "SELECT " + columns + " FROM modifiers_small"))
+                .isEqualTo(TestingSink.query(schema, "SELECT " + columns + " FROM modifiers_copy"))
+                .containsExactly(List.of("1", "ab   |", "101", "abcd", "1.01", "2026-11-24 10:00:01", "{ab,c}"));
+    }
 }
