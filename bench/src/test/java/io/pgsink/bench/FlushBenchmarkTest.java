@@ -46,7 +46,7 @@ class FlushBenchmarkTest
                         tuple(500, 2_000L, pgsink), tuple(500, 2_000L, merged), tuple(500, 2_000L, debezium),
                         tuple(700, 4_000L, pgsink), tuple(700, 4_000L, merged), tuple(700, 4_000L, debezium));
         assertThat(results).filteredOn(result -> result.suite().equals("small")).extracting(FlushBenchmark.Result::method)
-                .containsExactly(pgsink, "prototype: pgsink merge + DELETE ANY/INSERT UNNEST", jdbc, merged, debezium);
+                .containsExactly(pgsink, PgsinkMethod.COPY_ONLY_NAME, PgsinkMethod.DELETE_INSERT_NAME, "prototype: pgsink merge + DELETE ANY/INSERT UNNEST", jdbc, merged, debezium);
         assertThat(results).filteredOn(result -> result.suite().equals("small"))
                 .allSatisfy(result -> assertThat(result.roundTrips()).as("round trips of %s", result.method()).isGreaterThanOrEqualTo(result.flushes()));
         assertThat(results).filteredOn(result -> !result.suite().equals("small")).allSatisfy(result -> assertThat(result.roundTrips()).isNaN());

@@ -15,11 +15,12 @@ import static io.pgsink.copy.SqlIdentifiers.quote;
  * @param merge the {@code MERGE} (PostgreSQL 15+): parameters are the insert flags, then one array per column
  * @param deleteKeys the delete of touched keys: one array per primary-key column (target key order)
  * @param insertRows the insert of final rows: the insert flags, then one array per column
+ * @param deleteAndInsert {@code deleteKeys} and {@code insertRows}, sent together: their parameters in that order
  */
-record SmallBatchSql(String merge, String deleteKeys, String insertRows)
+record SmallBatchSql(String merge, String deleteKeys, String insertRows, String deleteAndInsert)
 {
     /** For plans that never take the small path (append-only and history tables). */
-    static final SmallBatchSql NONE = new SmallBatchSql("", "", "");
+    static final SmallBatchSql NONE = new SmallBatchSql("", "", "", "");
 
     private static final String ROWS = "__pgsink_rows";
     private static final String KEYS = "__pgsink_keys";
@@ -30,10 +31,9 @@ record SmallBatchSql(String merge, String deleteKeys, String insertRows)
     {
         String rows = "WITH " + rows(columns) + " ";
         List<TargetColumn> keyColumns = target.primaryKey().stream().map(name -> target.column(name).orElseThrow()).toList();
-        return new SmallBatchSql(
-                Statements.PROBE_KEY_INDEX + rows + Statements.merge(target, columns, ROWS, deleteAction),
-                "WITH " + relation(KEYS, keyColumns, false) + " " + dialect.delete().deleteTouchedKeys(target, KEYS),
-                rows + insert(target, columns));
+        String deleteKeys = "WITH " + relation(KEYS, keyColumns, false) + " " + dialect.delete().deleteTouchedKeys(target, KEYS);
+        String insertRows = rows + insert(target, columns);
+        return new SmallBatchSql(Statements.PROBE_KEY_INDEX + rows + Statements.merge(target, columns, ROWS, deleteAction), deleteKeys, insertRows, deleteKeys + "; " + insertRows);
     }
 
     /** As {@link Statements#insertFromStaging}; identity columns are written as given, as COPY writes them. */

@@ -116,7 +116,7 @@ final class SmallBatchWriter
             anyDeleted |= deleted[i];
             anyInserted |= inserted[i];
         }
-        String sql = anyDeleted && anyInserted ? plan.small.deleteKeys() + "; " + plan.small.insertRows()
+        String sql = anyDeleted && anyInserted ? plan.small.deleteAndInsert()
                 : anyDeleted ? plan.small.deleteKeys() : plan.small.insertRows();
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             int parameter = 1;
