@@ -98,6 +98,7 @@ final class SinkChangeConsumer
     private boolean resumablePositions;
     private volatile boolean stopping;
     private volatile String lastPosition = "";
+    private volatile boolean batchFinished;
     /** Tables whose snapshot started in this engine run. */
     private final Set<TableId> snapshotTables = new HashSet<>();
     private final SourceTableCheck tables;
@@ -237,6 +238,13 @@ final class SinkChangeConsumer
             committer.markProcessed(records.get(i));
         }
         committer.markBatchFinished();
+        batchFinished = true;
+    }
+
+    /** Whether a batch went through: applied in the target, or held for the transaction it belongs to. */
+    boolean finishedABatch()
+    {
+        return batchFinished;
     }
 
     /**

@@ -14,6 +14,7 @@ import io.pgsink.core.Batch;
 import io.pgsink.core.BufferedSink;
 import io.pgsink.core.ColumnSelectingSink;
 import io.pgsink.core.ErrorCode;
+import io.pgsink.core.FailureEpisode;
 import io.pgsink.core.FlushListener;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
@@ -66,6 +67,8 @@ public final class StandaloneService
     private final String name;
     private final SinkMetrics metrics;
     private final Backoff backoff;
+    // whether the last engine run applied a batch: the restart backoff then starts over
+    private boolean engineFinishedABatch;
     private final Map<String, SourcePosition> committed = new ConcurrentHashMap<>();
     private final CountDownLatch finished = new CountDownLatch(1);
     private final AtomicReference<DebeziumEngine<RecordChangeEvent<SourceRecord>>> engine = new AtomicReference<>();
@@ -110,7 +113,7 @@ public final class StandaloneService
         try {
             config.log();
             startEndpoints();
-            int attempt = 0;
+            FailureEpisode restarts = new FailureEpisode(backoff);
             while (!stopRequested) {
                 Throwable error = runEngine();
                 if (stopRequested) {
@@ -128,9 +131,13 @@ public final class StandaloneService
                     }
                     throw new SinkException(ErrorCode.CONFIG, name + " - streaming from " + config.sourceDescription() + " failed: " + error, error);
                 }
-                long wait = backoff.delayMillis(attempt++);
-                state.retrying(error, attempt);
-                log.warn("{} - stopped by a transient failure, restarting from the positions stored in the target in {} ms (attempt {}): {}", name, wait, attempt, error.toString());
+                if (engineFinishedABatch) {
+                    // the failure came after a run that applied changes: its first wait is short again
+                    restarts.succeeded();
+                }
+                long wait = restarts.failed();
+                state.retrying(error, restarts.failures());
+                log.warn("{} - stopped by a transient failure, restarting from the positions stored in the target in {} ms (attempt {}): {}", name, wait, restarts.failures(), error.toString());
                 if (finished.await(wait, TimeUnit.MILLISECONDS)) {
                     break;
                 }
@@ -147,6 +154,7 @@ public final class StandaloneService
     @SuppressWarnings("try") // the registration is only held open while the engine runs
     private @Nullable Throwable runEngine()
     {
+        engineFinishedABatch = false;
         if (state.state() != ServiceState.State.RETRYING) {
             state.set(ServiceState.State.STARTING);
         }
@@ -276,6 +284,7 @@ public final class StandaloneService
         finally {
             engine.set(null);
             consumer.set(null);
+            engineFinishedABatch = changeConsumer.finishedABatch();
             sink.close();
             if (slotWatch != null) {
                 slotWatch.close();
