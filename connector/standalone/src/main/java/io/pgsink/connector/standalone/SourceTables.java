@@ -25,11 +25,18 @@ import static java.util.Objects.requireNonNull;
  */
 record SourceTables(Map<Long, Table> byOid)
 {
+    /**
+     * Whether table {@code c}'s REPLICA IDENTITY is an index that lacks primary key columns: the old
+     * rows of its deletes and key changes do not carry its key.
+     */
+    @Language(value = "SQL", prefix = "SELECT ", suffix = " FROM pg_catalog.pg_class c")
+    static final String IDENTITY_WITHOUT_KEY = """
+            c.relreplident = 'i' AND EXISTS (SELECT 1 FROM pg_catalog.pg_index pk WHERE pk.indrelid = c.oid AND pk.indisprimary
+                AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_index ri WHERE ri.indrelid = c.oid AND ri.indisreplident AND pk.indkey::int2[] <@ ri.indkey::int2[]))""";
+
     @Language("SQL")
     private static final String QUERY = """
-            SELECT c.oid, n.nspname, c.relname, c.relkind = 'p', i.inhparent, pg_catalog.pg_get_expr(c.relpartbound, c.oid),
-                   c.relreplident = 'i' AND EXISTS (SELECT 1 FROM pg_catalog.pg_index pk WHERE pk.indrelid = c.oid AND pk.indisprimary
-                       AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_index ri WHERE ri.indrelid = c.oid AND ri.indisreplident AND pk.indkey::int2[] <@ ri.indkey::int2[]))
+            SELECT c.oid, n.nspname, c.relname, c.relkind = 'p', i.inhparent, pg_catalog.pg_get_expr(c.relpartbound, c.oid), %s
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             LEFT JOIN pg_catalog.pg_inherits i ON i.inhrelid = c.oid AND c.relispartition
@@ -62,7 +69,7 @@ record SourceTables(Map<Long, Table> byOid)
             throws SQLException
     {
         Map<Long, Table> tables = new HashMap<>();
-        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(QUERY)) {
+        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(QUERY.formatted(IDENTITY_WITHOUT_KEY))) {
             while (rows.next()) {
                 long oid = rows.getLong(1);
                 tables.put(oid, new Table(oid, TableId.of(rows.getString(2), rows.getString(3)), rows.getBoolean(4), rows.getLong(5), rows.getString(6), rows.getBoolean(7)));
