@@ -59,6 +59,8 @@ public final class StandaloneService
         implements AutoCloseable
 {
     private static final Logger log = LoggerFactory.getLogger(StandaloneService.class);
+    /** How often the source's tables are read for what change events do not say (renames, drops, partitions): a catalog query, cheap. */
+    private static final long TABLE_WATCH_INTERVAL_MILLIS = 2_000;
 
     private final StandaloneConfig config;
     private final SinkConfig sinkConfig;
@@ -232,9 +234,25 @@ public final class StandaloneService
             }
         }
         AtomicReference<Throwable> error = new AtomicReference<>();
+        SourceTableWatch tableWatch;
+        try {
+            tableWatch = SourceTableWatch.start(name, new SourceDatabase(config.debezium()), tableChanges(), TABLE_WATCH_INTERVAL_MILLIS);
+            Optional<SinkException> refused = tableWatch.failure();
+            if (refused.isPresent()) {
+                tableWatch.close();
+                throw refused.get();
+            }
+        }
+        catch (SinkException e) {
+            if (slotWatch != null) {
+                slotWatch.close();
+            }
+            sink.close();
+            return e;
+        }
         SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, ColumnSelectingSink.wrap(sink, sinkConfig.columnSelection()), new DebeziumRecordMapper(config.unavailablePlaceholder(), DebeziumRecordMapper.KeyChanges.UPDATE_FROM_OLD_KEY), metrics,
-                System::currentTimeMillis, backoff, state, loaded, !committed.isEmpty(), config.flushBoundary());
-        try (AutoCloseable registration = TargetOffsetBackingStore.register(name, () -> Map.copyOf(committed))) {
+                System::currentTimeMillis, backoff, state, loaded, !committed.isEmpty(), config.flushBoundary(), tableWatch);
+        try (tableWatch; AutoCloseable registration = TargetOffsetBackingStore.register(name, () -> Map.copyOf(committed))) {
             DebeziumEngine<RecordChangeEvent<SourceRecord>> created = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                     .using(config.debeziumProperties())
                     .notifying(changeConsumer)
@@ -279,6 +297,14 @@ public final class StandaloneService
             return slotCreationTimedOut(slotWatch);
         }
         return error.get();
+    }
+
+    /** What a change of the captured source tables between two readings of the catalog means to the target. */
+    private TableChanges tableChanges()
+    {
+        CapturedTables captured = config.capturedTables();
+        return new TableChanges(table -> captured.captures(table.schema(), table.table()), Boolean.parseBoolean(config.debezium().getOrDefault("publish.via.partition.root", "false")),
+                sinkConfig.tableNameFormat()::targetOf);
     }
 
     private SinkException slotCreationTimedOut(SlotCreationWatch slotWatch)
