@@ -40,7 +40,7 @@ public final class LoadBenchmarkCommand
     @Option(names = "--parallelism", split = ",", defaultValue = "4", description = "initial.load.parallelism values to run pgsink with (default: ${DEFAULT-VALUE}).")
     List<Integer> parallelism;
 
-    @Option(names = "--formats", split = ",", defaultValue = "text", description = "initial.load.copy.format values to run pgsink with: text and/or binary (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--formats", split = ",", defaultValue = "auto", description = "initial.load.copy.format values to run pgsink with: auto, text and/or binary (default: ${DEFAULT-VALUE}).")
     List<String> formats;
 
     @Option(names = "--repeat", defaultValue = "1", description = "How many times each method runs; every run is reported (default: ${DEFAULT-VALUE}).")

@@ -27,7 +27,9 @@ import static io.pgsink.copy.SqlIdentifiers.quote;
  * schema (primary key from the source key; on Greenplum {@code DISTRIBUTED BY} the key) and adds
  * new source columns to it. Source types come from the adapter ({@link ColumnSchema#typeName()});
  * a column without one cannot be created. A column added with a constant default gets it in the
- * target too ({@link ColumnDefaults}), so that rows that existed before hold it as on the source.
+ * target too ({@link ColumnDefaults}), so that rows that existed before hold it as on the source;
+ * a default the records cannot tell from a stand-in ({@link ColumnSchema#hasUnknownDefault()}) is
+ * never written: the source catalog says what it is, or, without one, a table with rows stops.
  * Dropped source columns are left in place; a column whose source type changes to one the target
  * column does not have stops the sink.
  */
@@ -124,6 +126,7 @@ final class SchemaEvolution
         List<String> untyped = new ArrayList<>();
         List<String> defaults = new ArrayList<>();
         List<String> volatileDefaults = new ArrayList<>();
+        List<String> unknownDefaults = new ArrayList<>();
         for (ColumnSchema column : source.columns()) {
             if (target.column(column.name()).isPresent()) {
                 continue;
@@ -154,7 +157,22 @@ final class SchemaEvolution
                     volatileDefaults.add(column.name() + " (" + column.typeName() + " DEFAULT " + attribute.defaultExpression() + ")");
                     continue;
                 }
+                if (column.hasUnknownDefault()) {
+                    // the records' value may be a stand-in; the catalog's constant is the default
+                    statements.add(add + " DEFAULT " + attribute.defaultExpression());
+                    continue;
+                }
                 // a constant default the column had when the table was created: as the adapter sent it
+            }
+            else if (column.hasUnknownDefault()) {
+                // only the records to go by, and they cannot say what rows from before hold
+                if (rows.hasRows()) {
+                    unknownDefaults.add(column.name() + " (" + column.typeName() + ")");
+                }
+                else {
+                    statements.add(add);
+                }
+                continue;
             }
             Optional<String> defaultValue = ColumnDefaults.expression(column);
             if (column.defaultValue() != null && defaultValue.isEmpty()) {
@@ -173,6 +191,13 @@ final class SchemaEvolution
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot add column(s) " + defaults + " of " + source.table() + " to " + target.id()
                     + ": they have a default on the source that pgsink cannot write as a target default, and rows that existed before the column was added hold it there;"
                     + " add the column(s) to the target yourself with the source's default (ALTER TABLE " + target.id() + " ADD COLUMN ... DEFAULT ...) and restart.");
+        }
+        if (!unknownDefaults.isEmpty()) {
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot add column(s) " + unknownDefaults + " of " + source.table() + " to " + target.id()
+                    + ": the records give them a default that may be the stand-in Debezium sends for a default it cannot evaluate (the epoch for now(), the text CURRENT_USER"
+                    + " for current_user, the nil UUID for gen_random_uuid()), so what the rows that existed before the column was added hold on the source is unknown;"
+                    + " add the column(s) to the target yourself (ALTER TABLE " + target.id() + " ADD COLUMN ...) with the source's default if it is a constant,"
+                    + " or filled with the source's values for the existing keys, and restart.");
         }
         if (!volatileDefaults.isEmpty()) {
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot add column(s) " + volatileDefaults + " of " + source.table() + " to " + target.id()

@@ -3,6 +3,7 @@ package io.pgsink.merge;
 import io.pgsink.copy.BinaryValueEncoder;
 import io.pgsink.copy.BinaryValueEncoders;
 import io.pgsink.copy.CopyLoader;
+import io.pgsink.copy.SqlIdentifiers;
 import io.pgsink.copy.ValueEncoder;
 import io.pgsink.copy.ValueEncoders;
 import io.pgsink.core.ChangeMetadata;
@@ -19,6 +20,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import static java.util.Objects.requireNonNull;
 
@@ -201,7 +203,9 @@ final class TablePlan
         }
         if (!sourceKey.equals(new HashSet<>(target.primaryKey()))) {
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to " + target.id() + ": source key " + source.keyColumns()
-                    + " differs from the target's primary key " + target.primaryKey() + ".");
+                    + " differs from the target's primary key " + target.primaryKey() + " (the source's primary key changed, or the target was made with another):"
+                    + " rows are merged by the source key, which must be the target's. Change the target's primary key (ALTER TABLE " + target.id()
+                    + " DROP CONSTRAINT ..., ADD PRIMARY KEY (" + source.keyColumns().stream().map(SqlIdentifiers::quote).collect(Collectors.joining(", ")) + ")) and restart.");
         }
         if (dialect.distribution().distributes() && !sourceKey.containsAll(target.distributionKey())) {
             throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to " + target.id() + ": the Greenplum distribution key "

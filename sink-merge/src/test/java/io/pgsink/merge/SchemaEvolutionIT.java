@@ -90,6 +90,45 @@ class SchemaEvolutionIT
                 Arrays.asList("3", "new", null, "NONE"));
     }
 
+    /**
+     * Without a source catalog (the Kafka Connect sink), a default the records cannot tell from a
+     * stand-in is never written: a table created with it gets none, a column added to an empty
+     * table gets none, and one added to a table with rows stops, naming table and column; a
+     * constant default the records do know is written.
+     */
+    @Test
+    void anUnknownDefaultIsNeverWritten()
+            throws SQLException
+    {
+        ColumnSchema unknown = new ColumnSchema("created", "timestamptz", true, ColumnSchema.UnknownDefault.INSTANCE);
+        TableSchema v1 = version("unknown_defaults", column("id", "int4"), unknown);
+        TableSchema v2 = version("unknown_defaults", column("id", "int4"), unknown, new ColumnSchema("n", "int4", true, 42),
+                new ColumnSchema("who", "text", true, ColumnSchema.UnknownDefault.INSTANCE));
+        try (BufferedSink sink = TestingSink.sink(schema, EVOLVE)) {
+            sink.accept(ChangeEvent.insert(v1, new Object[] {1, null}, at(1), 0));
+            sink.flush();
+            sink.accept(ChangeEvent.insert(v2, new Object[] {2, null, 2, "me"}, at(2), 0));
+            assertThatThrownBy(sink::flush).isInstanceOfSatisfying(SinkException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.SCHEMA_MISMATCH))
+                    .hasMessage("Cannot add column(s) [who (text)] of \"src\".\"unknown_defaults\" to \"" + schema.name() + "\".\"unknown_defaults\": the records give them a default"
+                            + " that may be the stand-in Debezium sends for a default it cannot evaluate (the epoch for now(), the text CURRENT_USER for current_user, the nil UUID"
+                            + " for gen_random_uuid()), so what the rows that existed before the column was added hold on the source is unknown; add the column(s) to the target"
+                            + " yourself (ALTER TABLE \"" + schema.name() + "\".\"unknown_defaults\" ADD COLUMN ...) with the source's default if it is a constant, or filled with"
+                            + " the source's values for the existing keys, and restart.");
+        }
+        assertThat(TestingSink.query(schema, "SELECT count(*) FROM pg_attrdef WHERE adrelid = '\"" + schema.name() + "\".unknown_defaults'::regclass")).containsExactly(List.of("0"));
+
+        schema.execute("CREATE TABLE unknown_empty (id int PRIMARY KEY)");
+        TableSchema empty = version("unknown_empty", column("id", "int4"), new ColumnSchema("who", "text", true, ColumnSchema.UnknownDefault.INSTANCE),
+                new ColumnSchema("n", "int4", true, 42));
+        try (BufferedSink sink = TestingSink.sink(schema, EVOLVE)) {
+            sink.accept(ChangeEvent.insert(empty, new Object[] {1, "me", 1}, at(3), 0));
+            sink.flush();
+        }
+        assertThat(TestingSink.query(schema, "SELECT attname, pg_get_expr(adbin, adrelid) FROM pg_attrdef JOIN pg_attribute ON attrelid = adrelid AND attnum = adnum"
+                + " WHERE adrelid = '\"" + schema.name() + "\".unknown_empty'::regclass ORDER BY attnum")).containsExactly(List.of("n", "42"));
+        assertThat(TestingSink.query(schema, "SELECT id, who, n FROM unknown_empty")).containsExactly(List.of("1", "me", "1"));
+    }
+
     @Test
     void columnOrderOfTargetDoesNotMatter()
             throws SQLException

@@ -128,7 +128,8 @@ public final class RowShape
             Field field = columnFields.get(i);
             fields[i] = field.name();
             converters[i] = converter(table, field, placeholder, position);
-            columns.add(new ColumnSchema(field.name(), SourceTypes.declaration(field.schema()), field.schema().isOptional(), defaultValue(field, converters[i])));
+            String type = SourceTypes.declaration(field.schema());
+            columns.add(new ColumnSchema(field.name(), type, field.schema().isOptional(), defaultValue(field, type, converters[i])));
         }
         List<String> keyColumns = new ArrayList<>();
         if (keySchema != null) {
@@ -157,12 +158,12 @@ public final class RowShape
     }
 
     /**
-     * The column's default as Debezium describes it (constant defaults only: it cannot evaluate
-     * {@code now()} or {@code nextval(…)}), converted like the column's values; null when there is
-     * none or it cannot be converted.
+     * The column's default as Debezium describes it, converted like the column's values; null when
+     * there is none or it cannot be converted; {@link ColumnSchema.UnknownDefault} when it may be
+     * the stand-in Debezium sends for a default it cannot evaluate ({@link MadeUpDefaults}).
      */
     @Nullable
-    private static Object defaultValue(Field field, ValueConverter converter)
+    private static Object defaultValue(Field field, String type, ValueConverter converter)
     {
         Object value = field.schema().defaultValue();
         if (value == null) {
@@ -170,7 +171,10 @@ public final class RowShape
         }
         try {
             Object converted = converter.convert(value);
-            return converted == UnavailableValue.INSTANCE ? null : converted;
+            if (converted == UnavailableValue.INSTANCE || converted == null) {
+                return null;
+            }
+            return MadeUpDefaults.mayBeMadeUp(type, converted) ? ColumnSchema.UnknownDefault.INSTANCE : converted;
         }
         catch (RuntimeException e) {
             return null;

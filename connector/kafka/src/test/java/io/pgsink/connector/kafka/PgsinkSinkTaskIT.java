@@ -475,6 +475,47 @@ class PgsinkSinkTaskIT
                 .hasMessageContaining("does not exist [SQLState 28000]. What to do: the server refused the login: check target.user and target.password");
     }
 
+    /**
+     * A column added with a default: a constant the records carry (42) becomes the target default, so
+     * existing rows hold it as on the source; one that may be Debezium's stand-in for a function
+     * default (the epoch for {@code now()}) is never written, and since rows of the table exist, the
+     * task fails naming table and column.
+     */
+    @Test
+    void aDefaultTheRecordsCannotKnowIsNeverWritten()
+            throws SQLException
+    {
+        Schema withDefaults = SchemaBuilder.struct().name("srv.public.orders.Value")
+                .field("id", Schema.INT64_SCHEMA)
+                .field("status", Schema.OPTIONAL_STRING_SCHEMA)
+                .field("n", SchemaBuilder.int32().optional().defaultValue(42).parameter("__debezium.source.column.type", "INT4").build())
+                .build();
+        Schema withStandIn = SchemaBuilder.struct().name("srv.public.orders.Value")
+                .field("id", Schema.INT64_SCHEMA)
+                .field("status", Schema.OPTIONAL_STRING_SCHEMA)
+                .field("n", SchemaBuilder.int32().optional().defaultValue(42).parameter("__debezium.source.column.type", "INT4").build())
+                .field("created", SchemaBuilder.string().name("io.debezium.time.ZonedTimestamp").optional().defaultValue("1970-01-01T00:00:00Z")
+                        .parameter("__debezium.source.column.type", "TIMESTAMPTZ").build())
+                .build();
+        DebeziumEnvelopes evolved = new DebeziumEnvelopes("public", "orders", KEY, withDefaults);
+        DebeziumEnvelopes standIn = new DebeziumEnvelopes("public", "orders", KEY, withStandIn);
+        TestingSinkTaskContext context = new TestingSinkTaskContext(properties(Map.of("schema.evolution", "add-columns", "flush.max.events", "1")), null);
+        PgsinkSinkTask task = start(context);
+        task.open(List.of(P0));
+        task.put(List.of(order("c", 1, "new", P0, 0)));
+        task.put(List.of(at(evolved.record("c", evolved.key(2L), null, evolved.row().put("id", 2L).put("status", "two").put("n", 2), 1000), P0, 1)));
+        assertThat(query("SELECT id, n FROM orders ORDER BY id")).containsExactly(List.of("1", "42"), List.of("2", "2"));
+
+        assertThatThrownBy(() -> task.put(List.of(at(standIn.record("c", standIn.key(3L), null, standIn.row().put("id", 3L).put("status", "three").put("n", 3), 1000), P0, 2))))
+                .isInstanceOf(ConnectException.class)
+                .isNotInstanceOf(RetriableException.class)
+                .hasMessageContaining("Cannot add column(s) [created (timestamptz)] of \"" + schema.name() + "\".\"orders\" to \"" + schema.name() + "\".\"orders\": the records give them a default"
+                        + " that may be the stand-in Debezium sends for a default it cannot evaluate");
+        assertThat(query("SELECT attname FROM pg_attribute WHERE attrelid = '" + schema.name() + ".orders'::regclass AND attname = 'created'")).isEmpty();
+        assertThat(query("SELECT attname, pg_get_expr(adbin, adrelid) FROM pg_attrdef JOIN pg_attribute ON attrelid = adrelid AND attnum = adnum"
+                + " WHERE adrelid = '" + schema.name() + ".orders'::regclass")).containsExactly(List.of("n", "42"));
+    }
+
     /** A target table that does not exist, without schema.evolution=add-columns, fails the task (not retried), naming the table and what to do. */
     @Test
     void aMissingTargetTableFailsTheTask()

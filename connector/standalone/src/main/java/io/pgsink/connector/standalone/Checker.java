@@ -60,15 +60,16 @@ final class Checker
         }
     }
 
+    /** A format: {@link SourceTables#IDENTITY_WITHOUT_KEY} goes in. */
     @Language("SQL")
     private static final String CAPTURED_TABLES = """
             SELECT n.nspname, c.relname, c.oid, c.relreplident,
                    EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND i.indisprimary),
-                   has_table_privilege(c.oid, 'SELECT')
+                   has_table_privilege(c.oid, 'SELECT'), %s
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
-              AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
+              AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%%'
             ORDER BY n.nspname, c.relname""";
 
     private final StandaloneConfig config;
@@ -208,7 +209,7 @@ final class Checker
     {
         Map<TableId, List<String>> captured = new LinkedHashMap<>();
         boolean appendOnly = config.sink().appendOnlyWithoutKey();
-        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(CAPTURED_TABLES)) {
+        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(CAPTURED_TABLES.formatted(SourceTables.IDENTITY_WITHOUT_KEY))) {
             while (rows.next()) {
                 String schema = rows.getString(1);
                 String table = rows.getString(2);
@@ -229,6 +230,10 @@ final class Checker
                 }
                 else if (replicaIdentity.equals("n")) {
                     add(Status.FAIL, subject, "table " + id + " has REPLICA IDENTITY NOTHING: its updates and deletes carry no key (ALTER TABLE " + id + " REPLICA IDENTITY DEFAULT)");
+                }
+                else if (rows.getBoolean(7)) {
+                    add(Status.FAIL, subject, "table " + id + " has REPLICA IDENTITY USING INDEX of an index without (all) its primary key columns: its deletes and key changes"
+                            + " are streamed without the old key (ALTER TABLE " + id + " REPLICA IDENTITY DEFAULT)");
                 }
                 else {
                     add(Status.OK, subject, "table " + id + " has a primary key" + (replicaIdentity.equals("f") ? " and REPLICA IDENTITY FULL" : ""));

@@ -53,7 +53,6 @@ final class EngineFailures
         return Optional.empty();
     }
 
-    /** Whether {@code error} or a cause of it says {@code text}. */
     /** Whether {@code error} or one of its causes is a {@code type}. */
     static boolean causes(@Nullable Throwable error, Class<? extends Throwable> type)
     {
@@ -65,6 +64,7 @@ final class EngineFailures
         return false;
     }
 
+    /** Whether {@code error} or a cause of it says {@code text}. */
     static boolean mentions(@Nullable Throwable error, String text)
     {
         for (Throwable cause = error; cause != null; cause = next(cause)) {

@@ -73,6 +73,11 @@ import static java.util.Objects.requireNonNull;
  * begins, and leaves it buffered for the next batch; its records, and those after it, are not
  * marked processed, so the slot does not move past them before they are applied.
  *
+ * <p>What no change event says of the captured tables ({@link SourceTableCheck}: renamed, dropped and
+ * created again, partitions attached or detached) is asked before a table's first change in an
+ * engine run and before each batch; a change that leaves the target unable to follow stops the
+ * engine there, with the changes before it applied.
+ *
  * <p>Called by the engine's single polling thread (one task); not thread-safe otherwise.
  */
 final class SinkChangeConsumer
@@ -93,8 +98,14 @@ final class SinkChangeConsumer
     private boolean resumablePositions;
     private volatile boolean stopping;
     private volatile String lastPosition = "";
+    private volatile boolean batchFinished;
     /** Tables whose snapshot started in this engine run. */
     private final Set<TableId> snapshotTables = new HashSet<>();
+    private final SourceTableCheck tables;
+    /** Tables a change of which arrived in this engine run, checked by {@link #tables} before the first one. */
+    private final Set<TableId> changedTables = new HashSet<>();
+    @Nullable
+    private TableId lastTable;
 
     @Nullable
     private Map<String, ?> lastPartition;
@@ -113,6 +124,14 @@ final class SinkChangeConsumer
     SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff, ServiceState state, LoadedChanges loaded,
             boolean positionStored, FlushBoundary boundary)
     {
+        this(name, sink, mapper, metrics, clock, backoff, state, loaded, positionStored, boundary, SourceTableCheck.NONE);
+    }
+
+    /** With {@code tables}: what the source's catalog says of the captured tables, which changes do not (see {@link #handleBatch}). */
+    SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff, ServiceState state, LoadedChanges loaded,
+            boolean positionStored, FlushBoundary boundary, SourceTableCheck tables)
+    {
+        this.tables = requireNonNull(tables, "tables is null");
         this.boundary = requireNonNull(boundary, "boundary is null");
         this.loaded = requireNonNull(loaded, "loaded is null");
         this.resumablePositions = positionStored;
@@ -129,6 +148,11 @@ final class SinkChangeConsumer
     public void handleBatch(List<RecordChangeEvent<SourceRecord>> records, DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
             throws InterruptedException
     {
+        Optional<SinkException> tableFailure = tables.failure();
+        if (tableFailure.isPresent()) {
+            // the batches before were applied whole: a restart resumes after them
+            throw tableFailure.get();
+        }
         long newestSourceTime = 0;
         SourcePosition last = null;
         boolean snapshot = false;
@@ -173,6 +197,7 @@ final class SinkChangeConsumer
             }
             Optional<ChangeEvent> event = mapper.map(sourceRecord, position);
             if (event.isPresent()) {
+                checkFirstChange(event.get().table());
                 if (log.isTraceEnabled()) {
                     log.trace("{} - processing {}", name, sourceRecord);
                 }
@@ -213,6 +238,36 @@ final class SinkChangeConsumer
             committer.markProcessed(records.get(i));
         }
         committer.markBatchFinished();
+        batchFinished = true;
+    }
+
+    /** Whether a batch went through: applied in the target, or held for the transaction it belongs to. */
+    boolean finishedABatch()
+    {
+        return batchFinished;
+    }
+
+    /**
+     * Before the first change of a table in this engine run: a table renamed from another captured
+     * one stops the sink here, with every change before this one applied, so that a restart after
+     * the target table was renamed too resumes with exactly this change.
+     */
+    private void checkFirstChange(TableId table)
+            throws InterruptedException
+    {
+        if (table == lastTable || !changedTables.add(table)) {
+            lastTable = table;
+            return;
+        }
+        lastTable = table;
+        try {
+            tables.beforeFirstChange(table);
+        }
+        catch (SinkException e) {
+            changedTables.remove(table);
+            flush();
+            throw e;
+        }
     }
 
     /** The index of the last END record of the batch, or -1 when no transaction ends in it. */

@@ -84,8 +84,9 @@ public final class StandaloneConfig
     static final ConfigKey<Long> INITIAL_LOAD_CHUNK_BYTES = ConfigKey.optional("initial.load.chunk.bytes", ConfigType.LONG, 64L * 1024 * 1024,
             "The initial load splits a source table into chunks of this many bytes of heap (ctid ranges, PostgreSQL 14+ sources), each copied and committed on its own.")
             .withValidator(ConfigValidator.atLeast(1024 * 1024));
-    static final ConfigKey<LoadFormat> INITIAL_LOAD_COPY_FORMAT = ConfigKey.optional("initial.load.copy.format", ConfigType.choice(LoadFormat.class), LoadFormat.TEXT,
-            "The COPY format of the initial load: text, or binary (used only for tables whose columns have identical types on both sides; others go as text).");
+    static final ConfigKey<LoadFormat> INITIAL_LOAD_COPY_FORMAT = ConfigKey.optional("initial.load.copy.format", ConfigType.choice(LoadFormat.class), LoadFormat.AUTO,
+            "The COPY format of the initial load. binary: for tables whose columns all have built-in types, identical on both sides (others go as text). auto: binary as that, where source "
+                    + "and target are PostgreSQL of the same major version, else text. text: always text.");
     static final ConfigKey<Long> INITIAL_LOAD_PROGRESS_INTERVAL_MS = ConfigKey.optional("initial.load.progress.interval.ms", ConfigType.LONG, 10_000L,
             "How often the initial load logs each loading table's rows, bytes, rate and estimated time left; 0 disables it.").withValidator(ConfigValidator.atLeast(0));
 

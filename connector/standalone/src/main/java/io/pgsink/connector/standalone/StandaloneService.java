@@ -14,6 +14,7 @@ import io.pgsink.core.Batch;
 import io.pgsink.core.BufferedSink;
 import io.pgsink.core.ColumnSelectingSink;
 import io.pgsink.core.ErrorCode;
+import io.pgsink.core.FailureEpisode;
 import io.pgsink.core.FlushListener;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
@@ -58,12 +59,16 @@ public final class StandaloneService
         implements AutoCloseable
 {
     private static final Logger log = LoggerFactory.getLogger(StandaloneService.class);
+    /** How often the source's tables are read for what change events do not say (renames, drops, partitions): a catalog query, cheap. */
+    private static final long TABLE_WATCH_INTERVAL_MILLIS = 2_000;
 
     private final StandaloneConfig config;
     private final SinkConfig sinkConfig;
     private final String name;
     private final SinkMetrics metrics;
     private final Backoff backoff;
+    // whether the last engine run applied a batch: the restart backoff then starts over
+    private boolean engineFinishedABatch;
     private final Map<String, SourcePosition> committed = new ConcurrentHashMap<>();
     private final CountDownLatch finished = new CountDownLatch(1);
     private final AtomicReference<DebeziumEngine<RecordChangeEvent<SourceRecord>>> engine = new AtomicReference<>();
@@ -108,7 +113,7 @@ public final class StandaloneService
         try {
             config.log();
             startEndpoints();
-            int attempt = 0;
+            FailureEpisode restarts = new FailureEpisode(backoff);
             while (!stopRequested) {
                 Throwable error = runEngine();
                 if (stopRequested) {
@@ -126,9 +131,13 @@ public final class StandaloneService
                     }
                     throw new SinkException(ErrorCode.CONFIG, name + " - streaming from " + config.sourceDescription() + " failed: " + error, error);
                 }
-                long wait = backoff.delayMillis(attempt++);
-                state.retrying(error, attempt);
-                log.warn("{} - stopped by a transient failure, restarting from the positions stored in the target in {} ms (attempt {}): {}", name, wait, attempt, error.toString());
+                if (engineFinishedABatch) {
+                    // the failure came after a run that applied changes: its first wait is short again
+                    restarts.succeeded();
+                }
+                long wait = restarts.failed();
+                state.retrying(error, restarts.failures());
+                log.warn("{} - stopped by a transient failure, restarting from the positions stored in the target in {} ms (attempt {}): {}", name, wait, restarts.failures(), error.toString());
                 if (finished.await(wait, TimeUnit.MILLISECONDS)) {
                     break;
                 }
@@ -145,6 +154,7 @@ public final class StandaloneService
     @SuppressWarnings("try") // the registration is only held open while the engine runs
     private @Nullable Throwable runEngine()
     {
+        engineFinishedABatch = false;
         if (state.state() != ServiceState.State.RETRYING) {
             state.set(ServiceState.State.STARTING);
         }
@@ -224,9 +234,25 @@ public final class StandaloneService
             }
         }
         AtomicReference<Throwable> error = new AtomicReference<>();
+        SourceTableWatch tableWatch;
+        try {
+            tableWatch = SourceTableWatch.start(name, new SourceDatabase(config.debezium()), tableChanges(), TABLE_WATCH_INTERVAL_MILLIS);
+            Optional<SinkException> refused = tableWatch.failure();
+            if (refused.isPresent()) {
+                tableWatch.close();
+                throw refused.get();
+            }
+        }
+        catch (SinkException e) {
+            if (slotWatch != null) {
+                slotWatch.close();
+            }
+            sink.close();
+            return e;
+        }
         SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, ColumnSelectingSink.wrap(sink, sinkConfig.columnSelection()), new DebeziumRecordMapper(config.unavailablePlaceholder(), DebeziumRecordMapper.KeyChanges.UPDATE_FROM_OLD_KEY), metrics,
-                System::currentTimeMillis, backoff, state, loaded, !committed.isEmpty(), config.flushBoundary());
-        try (AutoCloseable registration = TargetOffsetBackingStore.register(name, () -> Map.copyOf(committed))) {
+                System::currentTimeMillis, backoff, state, loaded, !committed.isEmpty(), config.flushBoundary(), tableWatch);
+        try (tableWatch; AutoCloseable registration = TargetOffsetBackingStore.register(name, () -> Map.copyOf(committed))) {
             DebeziumEngine<RecordChangeEvent<SourceRecord>> created = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                     .using(config.debeziumProperties())
                     .notifying(changeConsumer)
@@ -258,6 +284,7 @@ public final class StandaloneService
         finally {
             engine.set(null);
             consumer.set(null);
+            engineFinishedABatch = changeConsumer.finishedABatch();
             sink.close();
             if (slotWatch != null) {
                 slotWatch.close();
@@ -270,6 +297,14 @@ public final class StandaloneService
             return slotCreationTimedOut(slotWatch);
         }
         return error.get();
+    }
+
+    /** What a change of the captured source tables between two readings of the catalog means to the target. */
+    private TableChanges tableChanges()
+    {
+        CapturedTables captured = config.capturedTables();
+        return new TableChanges(table -> captured.captures(table.schema(), table.table()), Boolean.parseBoolean(config.debezium().getOrDefault("publish.via.partition.root", "false")),
+                sinkConfig.tableNameFormat()::targetOf);
     }
 
     private SinkException slotCreationTimedOut(SlotCreationWatch slotWatch)

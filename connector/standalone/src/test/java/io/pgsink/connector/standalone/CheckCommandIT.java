@@ -91,9 +91,11 @@ class CheckCommandIT
                 "CREATE TABLE public.orders (id bigint PRIMARY KEY, note text, added int)",
                 "CREATE TABLE public.no_key (x int)",
                 "CREATE TABLE public.missing (id int PRIMARY KEY)",
+                "CREATE TABLE public.by_index (id int PRIMARY KEY, u int NOT NULL UNIQUE)",
+                "ALTER TABLE public.by_index REPLICA IDENTITY USING INDEX by_index_u_key",
                 // a slot of that name made for another plugin
                 "SELECT pg_create_logical_replication_slot('" + sinkName + "', 'test_decoding')");
-        target.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)");
+        target.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)", "CREATE TABLE public.by_index (id int PRIMARY KEY, u int)");
         TestingCommand outcome = pgsink("check", "--config", configFile(directory, Map.of()).toString());
         assertThat(outcome.out())
                 .contains("[FAIL] source 127.0.0.1:" + source.port() + "/" + source.name() + ": replication slot " + sinkName + " exists but uses plugin test_decoding, not pgoutput")
@@ -101,7 +103,9 @@ class CheckCommandIT
                 .contains("[FAIL] target " + target.jdbcUrl() + ": table \"public\".\"missing\" does not exist: create it with the source table's columns and primary key")
                 .contains("[FAIL] target " + target.jdbcUrl() + ": table \"public\".\"orders\" lacks source column(s) [added] (add them, or set schema.evolution=add-columns)")
                 .contains("[FAIL] target " + target.jdbcUrl() + ": table \"public\".\"no_key\" does not exist")
-                .contains("pgsink check: 5 problems to fix before streaming");
+                .contains("[FAIL] source 127.0.0.1:" + source.port() + "/" + source.name() + ": table \"public\".\"by_index\" has REPLICA IDENTITY USING INDEX of an index"
+                        + " without (all) its primary key columns: its deletes and key changes are streamed without the old key (ALTER TABLE \"public\".\"by_index\" REPLICA IDENTITY DEFAULT)")
+                .contains("pgsink check: 6 problems to fix before streaming");
         assertThat(outcome.exitCode()).isEqualTo(1);
     }
 

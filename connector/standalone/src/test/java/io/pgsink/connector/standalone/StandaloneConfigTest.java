@@ -103,7 +103,7 @@ class StandaloneConfigTest
                 Map.entry("slot.creation.log.interval.ms", "LONG '10000'"),
                 Map.entry("initial.load.parallelism", "LONG '4'"),
                 Map.entry("initial.load.chunk.bytes", "LONG '67108864'"),
-                Map.entry("initial.load.copy.format", "CHOICE 'text'"),
+                Map.entry("initial.load.copy.format", "CHOICE 'auto'"),
                 Map.entry("initial.load.progress.interval.ms", "LONG '10000'"));
         Map<String, String> properties = minimal();
         properties.put("http.host", " ");
@@ -120,7 +120,7 @@ class StandaloneConfigTest
                 "Invalid value '-1' for configuration progress.interval.ms: must be zero or more",
                 "Invalid value '0' for configuration initial.load.parallelism: must be between 1 and 64",
                 "Invalid value '1000' for configuration initial.load.chunk.bytes: must be at least 1048576",
-                "Invalid value 'csv' for configuration initial.load.copy.format: must be one of text, binary");
+                "Invalid value 'csv' for configuration initial.load.copy.format: must be one of text, binary, auto");
     }
 
     @Test

@@ -149,11 +149,13 @@ public final class InitialLoad
             List<SourceTable> sources;
             String snapshotText;
             boolean tidRanges;
+            boolean sameServers;
             try (Connection reader = settings.source().connect("pgsink initial load", false)) {
                 snapshot.importInto(reader);
                 sources = SourceCatalog.read(reader, settings.captured());
                 snapshotText = SourceCatalog.snapshot(reader);
                 tidRanges = SourceCatalog.scansTidRanges(reader);
+                sameServers = dialect.equals(Dialect.POSTGRESQL) && reader.getMetaData().getDatabaseMajorVersion() == target.getMetaData().getDatabaseMajorVersion();
                 reader.commit();
             }
             List<LoadTable> plans = new ArrayList<>();
@@ -162,7 +164,8 @@ public final class InitialLoad
                 // the columns the sink writes, renamed: what streaming will write
                 ColumnProjection projection = settings.sink().columnSelection().project(source.schema());
                 TargetTable targetTable = LoadTargets.prepare(target, dialect, targetId, projection.target(), settings.sink().evolvesSchema(), settings.sink().changeMetadata());
-                plans.add(LoadTable.plan(source, projection, targetTable, settings.format(), settings.chunkBytes(), tidRanges, settings.sink().appendOnlyWithoutKey()));
+                LoadFormat format = settings.format().forTable(source.builtInTypes(), sameServers);
+                plans.add(LoadTable.plan(source, projection, targetTable, format, settings.chunkBytes(), tidRanges, settings.sink().appendOnlyWithoutKey()));
             }
             target.commit();
             List<LoadTable> toLoad = resume ? incomplete(plans, progress) : plans;
@@ -176,8 +179,10 @@ public final class InitialLoad
             }
             LoadTargets.truncate(target, targets);
             target.commit();
-            log.info("{} - initial load of {} table(s) into {} at {} ({} already loaded), {} chunk(s), parallelism {}, {} format", name, toLoad.size(), settings.sink().targetUrl(),
-                    snapshot.lsn(), plans.size() - toLoad.size(), toLoad.stream().mapToInt(LoadTable::chunks).sum(), settings.parallelism(), settings.format().name().toLowerCase());
+            long binary = toLoad.stream().filter(plan -> plan.format() == LoadFormat.BINARY).count();
+            log.info("{} - initial load of {} table(s) into {} at {} ({} already loaded), {} chunk(s), parallelism {}, {} in binary format, {} in text format (initial.load.copy.format {})", name, toLoad.size(),
+                    settings.sink().targetUrl(), snapshot.lsn(), plans.size() - toLoad.size(), toLoad.stream().mapToInt(LoadTable::chunks).sum(), settings.parallelism(), binary,
+                    toLoad.size() - binary, settings.format().name().toLowerCase());
             copy(toLoad, snapshot, snapshotText);
             progressStore.completed(target);
             target.commit();

@@ -38,6 +38,9 @@ record LoadTable(SourceTable source, TableId target, List<String> columns, List<
             throw new IllegalArgumentException("columns " + columns + " and target columns " + targetColumns + " differ in number");
         }
         requireNonNull(format, "format is null");
+        if (format == LoadFormat.AUTO) {
+            throw new IllegalArgumentException("a table's format is text or binary, not auto");
+        }
         chunkConditions = List.copyOf(chunkConditions);
     }
 

@@ -21,6 +21,13 @@ import java.util.List;
  */
 public final class SourceCatalog
 {
+    /**
+     * Types below this OID are defined by the server's own catalog files ({@code FirstGenbkiObjectId}),
+     * with the same OID in every database of a major version; enums, domains, composites and extension
+     * types get theirs when created.
+     */
+    private static final int FIRST_GENBKI_OBJECT_ID = 10_000;
+
     @Language("SQL")
     private static final String TABLES = """
             SELECT c.oid, n.nspname, c.relname, pg_catalog.pg_relation_size(c.oid), c.reltuples::bigint
@@ -63,7 +70,7 @@ public final class SourceCatalog
         boolean viaRoot = filter.viaPartitionRoot();
         boolean generatedColumns = connection.getMetaData().getDatabaseMajorVersion() >= 12;
         @Language("SQL")
-        String columns = "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), NOT a.attnotnull FROM pg_catalog.pg_attribute a"
+        String columns = "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), NOT a.attnotnull, a.atttypid < " + FIRST_GENBKI_OBJECT_ID + " FROM pg_catalog.pg_attribute a"
                 + " WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped" + (generatedColumns ? " AND a.attgenerated = ''" : "") + " ORDER BY a.attnum";
         List<SourceTable> tables = new ArrayList<>();
         try (PreparedStatement statement = connection.prepareStatement(filter.viaPartitionRoot() ? TABLES_VIA_PARTITION_ROOT : TABLES); ResultSet rows = statement.executeQuery()) {
@@ -74,6 +81,7 @@ public final class SourceCatalog
                 }
                 long oid = rows.getLong(1);
                 List<ColumnSchema> tableColumns = new ArrayList<>();
+                boolean builtInTypes = true;
                 try (PreparedStatement columnStatement = connection.prepareStatement(columns)) {
                     columnStatement.setLong(1, oid);
                     try (ResultSet columnRows = columnStatement.executeQuery()) {
@@ -81,6 +89,7 @@ public final class SourceCatalog
                             String name = columnRows.getString(1);
                             if (filter.capturesColumn(id.schema(), id.table(), name)) {
                                 tableColumns.add(new ColumnSchema(name, columnRows.getString(2), columnRows.getBoolean(3)));
+                                builtInTypes &= columnRows.getBoolean(4);
                             }
                         }
                     }
@@ -90,7 +99,7 @@ public final class SourceCatalog
                 if (tableColumns.isEmpty()) {
                     continue;
                 }
-                tables.add(new SourceTable(new TableSchema(id, tableColumns, key), rows.getLong(4), rows.getLong(5), viaRoot && rows.getBoolean(6)));
+                tables.add(new SourceTable(new TableSchema(id, tableColumns, key), rows.getLong(4), rows.getLong(5), viaRoot && rows.getBoolean(6), builtInTypes));
             }
         }
         return tables;

@@ -14,8 +14,10 @@ import static java.util.Objects.requireNonNull;
  * @param partitioned a partitioned table (read through its root, {@code publish.via.partition.root}):
  *         {@code bytes} and {@code estimatedRows} are its partitions' sums, and it is read with
  *         {@code COPY (SELECT ...)}, since COPY cannot read a partitioned table directly
+ * @param builtInTypes whether every column of {@code schema} has a type of the server's own catalog
+ *         (no enum, domain, composite or extension type), which binary COPY needs
  */
-record SourceTable(TableSchema schema, long bytes, long estimatedRows, boolean partitioned)
+record SourceTable(TableSchema schema, long bytes, long estimatedRows, boolean partitioned, boolean builtInTypes)
 {
     SourceTable
     {

@@ -1,0 +1,98 @@
+package io.pgsink.connector.standalone;
+
+import io.pgsink.core.TableId;
+import org.junit.jupiter.api.Test;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What {@link TableChanges} makes of two readings of the source's tables, without a database. */
+class TableChangesTest
+{
+    private static final TableChanges BY_NAME = new TableChanges(table -> table.table().startsWith("t_"), true, table -> TableId.of("target", table.table()));
+
+    private static SourceTables tables(SourceTables.Table... tables)
+    {
+        return new SourceTables(Arrays.stream(tables).collect(Collectors.toMap(SourceTables.Table::oid, Function.identity())));
+    }
+
+    private static SourceTables.Table table(long oid, String name)
+    {
+        return new SourceTables.Table(oid, TableId.of("public", name), false, 0, null, false);
+    }
+
+    private static List<TableChanges.Kind> kinds(List<TableChanges.Finding> findings)
+    {
+        return findings.stream().map(TableChanges.Finding::kind).toList();
+    }
+
+    @Test
+    void nothingChangedFindsNothing()
+    {
+        SourceTables reading = tables(table(1, "t_a"), table(2, "other"));
+        assertThat(BY_NAME.compare(reading, reading)).isEmpty();
+        assertThat(BY_NAME.initial(reading)).isEmpty();
+    }
+
+    @Test
+    void dropsAndRenamesOutOfTheListsWarn()
+    {
+        List<TableChanges.Finding> findings = BY_NAME.compare(tables(table(1, "t_a"), table(2, "t_b")), tables(table(2, "gone_b")));
+        assertThat(kinds(findings)).containsExactlyInAnyOrder(TableChanges.Kind.WARNING, TableChanges.Kind.WARNING);
+    }
+
+    @Test
+    void aRenameToACapturedNameStopsAtItsFirstChangeUnlessBothNamesShareATarget()
+    {
+        List<TableChanges.Finding> findings = BY_NAME.compare(tables(table(1, "t_a")), tables(table(1, "t_b")));
+        assertThat(findings).singleElement().satisfies(finding -> {
+            assertThat(finding.kind()).isEqualTo(TableChanges.Kind.STOP_AT_FIRST_CHANGE);
+            assertThat(finding.table()).isEqualTo(TableId.of("public", "t_b"));
+            assertThat(finding.message()).contains("Rename the target table (ALTER TABLE \"target\".\"t_a\" RENAME TO \"t_b\")");
+        });
+        TableChanges oneTarget = new TableChanges(table -> true, true, table -> TableId.of("target", "all"));
+        assertThat(oneTarget.compare(tables(table(1, "t_a")), tables(table(1, "t_b")))).isEmpty();
+    }
+
+    @Test
+    void aTableCreatedAgainStops()
+    {
+        assertThat(kinds(BY_NAME.compare(tables(table(1, "t_a")), tables(table(5, "t_a"))))).containsExactly(TableChanges.Kind.STOP);
+    }
+
+    @Test
+    void partitionsOfARootPublishedTableStopOnlyWhenPublishedViaTheRoot()
+    {
+        SourceTables.Table parent = new SourceTables.Table(1, TableId.of("public", "t_p"), true, 0, null, false);
+        SourceTables.Table east = new SourceTables.Table(2, TableId.of("public", "p_east"), false, 1, "FOR VALUES IN ('east')", false);
+        SourceTables.Table west = new SourceTables.Table(3, TableId.of("public", "p_west"), false, 1, "FOR VALUES IN ('west')", false);
+        SourceTables before = tables(parent, east);
+        // east detached (a table of its own now), west attached
+        SourceTables after = tables(parent, new SourceTables.Table(2, TableId.of("public", "p_east"), false, 0, null, false), west);
+        assertThat(kinds(BY_NAME.compare(before, after))).containsExactlyInAnyOrder(TableChanges.Kind.STOP, TableChanges.Kind.STOP);
+        TableChanges eachPartition = new TableChanges(table -> true, false, table -> table);
+        // each partition is a table of its own: one detached keeps its rows and target, one attached is a new table
+        assertThat(eachPartition.compare(before, after)).isEmpty();
+    }
+
+    @Test
+    void aReplicaIdentityWithoutTheKeyStopsAtTheStartAndWhenItAppears()
+    {
+        SourceTables.Table keyed = table(1, "t_a");
+        SourceTables.Table withoutKey = new SourceTables.Table(1, TableId.of("public", "t_a"), false, 0, null, true);
+        assertThat(kinds(BY_NAME.initial(tables(withoutKey)))).containsExactly(TableChanges.Kind.STOP);
+        assertThat(kinds(BY_NAME.compare(tables(keyed), tables(withoutKey)))).containsExactly(TableChanges.Kind.STOP);
+        // seen once: not again at every reading
+        assertThat(BY_NAME.compare(tables(withoutKey), tables(withoutKey))).isEmpty();
+        // not captured: none of the sink's business
+        assertThat(BY_NAME.initial(tables(new SourceTables.Table(2, TableId.of("public", "other"), false, 0, null, true)))).isEmpty();
+        // a partition of a table published via its root
+        SourceTables.Table parent = new SourceTables.Table(3, TableId.of("public", "t_p"), true, 0, null, false);
+        SourceTables.Table partition = new SourceTables.Table(4, TableId.of("public", "p_east"), false, 3, "FOR VALUES IN ('east')", true);
+        assertThat(kinds(BY_NAME.initial(tables(parent, partition)))).containsExactly(TableChanges.Kind.STOP);
+    }
+}
