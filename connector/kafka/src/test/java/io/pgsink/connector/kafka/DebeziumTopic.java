@@ -12,12 +12,13 @@ import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.storage.SimpleHeaderConverter;
 import org.jetbrains.annotations.Nullable;
 
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Writes the change events of one table to a Kafka topic as the Debezium PostgreSQL connector
@@ -66,7 +67,10 @@ final class DebeziumTopic
     private final JsonConverter values = converter(false);
     /** Connect's default header converter, which a Debezium source connector's worker writes headers with. */
     private final SimpleHeaderConverter headers = new SimpleHeaderConverter();
-    private final Map<Integer, Long> lastOffsets = new HashMap<>();
+    // written by the producer's thread too when asynchronous
+    private final Map<Integer, Long> lastOffsets = new ConcurrentHashMap<>();
+    private final AtomicReference<Exception> asynchronousFailure = new AtomicReference<>();
+    private boolean asynchronous;
     private long lsn = 100_000;
     private long transaction = 700;
 
@@ -113,6 +117,23 @@ final class DebeziumTopic
         JsonConverter converter = new JsonConverter();
         converter.configure(Map.of("schemas.enable", "true"), key);
         return converter;
+    }
+
+    /** From now on records are sent without waiting for each one's acknowledgement; {@link #flush} waits for them all. */
+    DebeziumTopic asynchronous()
+    {
+        asynchronous = true;
+        return this;
+    }
+
+    /** Waits until every record sent is acknowledged; fails if one was not written. */
+    void flush(KafkaProducer<byte[], byte[]> producer)
+    {
+        producer.flush();
+        Exception failure = asynchronousFailure.get();
+        if (failure != null) {
+            throw new IllegalStateException("Cannot write to " + topic, failure);
+        }
     }
 
     String topic()
@@ -243,8 +264,20 @@ final class DebeziumTopic
     {
         byte[] keyBytes = key == null ? null : keys.fromConnectData(topic, keySchema, key);
         byte[] valueBytes = value == null ? null : values.fromConnectData(topic, envelopeSchema, value);
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, partition, null, keyBytes, valueBytes, recordHeaders);
+        if (asynchronous) {
+            producer.send(record, (written, failure) -> {
+                if (failure != null) {
+                    asynchronousFailure.compareAndSet(null, failure);
+                }
+                else {
+                    lastOffsets.merge(partition, written.offset(), Math::max);
+                }
+            });
+            return;
+        }
         try {
-            RecordMetadata written = producer.send(new ProducerRecord<>(topic, partition, null, keyBytes, valueBytes, recordHeaders)).get(30, TimeUnit.SECONDS);
+            RecordMetadata written = producer.send(record).get(30, TimeUnit.SECONDS);
             lastOffsets.merge(partition, written.offset(), Math::max);
         }
         catch (InterruptedException e) {

@@ -1,7 +1,5 @@
 package io.pgsink.connector.kafka;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
 import io.pgsink.copy.testing.TestingSchema;
 import org.apache.kafka.clients.admin.Admin;
@@ -13,23 +11,13 @@ import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
-import org.jetbrains.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import java.io.File;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -43,9 +31,6 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipInputStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
@@ -81,32 +66,29 @@ class KafkaConnectCrashIT
             new Field("account", 1, Schema.OPTIONAL_INT64_SCHEMA),
             new Field("amount", 2, Schema.OPTIONAL_INT64_SCHEMA));
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private final ObjectMapper json = new ObjectMapper();
-    private final List<Process> workers = new ArrayList<>();
+    private ConnectWorkerProcesses workers;
     private EmbeddedKafkaCluster kafka;
     private TestingSchema schema;
-    private Path buildDirectory;
-    private Path pluginPath;
 
     @BeforeAll
     void start()
             throws Exception
     {
-        buildDirectory = Paths.get(System.getenv().getOrDefault("PGSINK_BUILD_DIRECTORY", "target")).toAbsolutePath();
-        pluginPath = installPlugin();
+        Path buildDirectory = ConnectWorkerProcesses.buildDirectory();
+        Path pluginPath = ConnectWorkerProcesses.installPgsinkPlugin(buildDirectory);
         schema = TestingPostgreSqlServer.get().createSchema("kafka_crash");
         schema.execute("CREATE TABLE accounts (id bigint PRIMARY KEY, balance bigint, version bigint)", "CREATE TABLE ledger (id bigint NOT NULL, account bigint, amount bigint)");
         kafka = new EmbeddedKafkaCluster(1, new Properties());
         kafka.start();
+        workers = new ConnectWorkerProcesses(kafka, buildDirectory, "pgsink-crash", List.of(pluginPath));
     }
 
     @AfterAll
     void stop()
             throws Exception
     {
-        for (Process worker : workers) {
-            worker.destroyForcibly().waitFor();
+        if (workers != null) {
+            workers.close();
         }
         if (kafka != null) {
             kafka.stop();
@@ -116,93 +98,19 @@ class KafkaConnectCrashIT
         }
     }
 
-    /** Unzips the plugin archive as a user would, into a directory on the worker's plugin.path. */
-    private Path installPlugin()
-            throws IOException
-    {
-        Path archive;
-        try (Stream<Path> files = Files.list(buildDirectory)) {
-            archive = files.filter(file -> file.getFileName().toString().matches("pgsink-kafka-connect-.*\\.zip")).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("No plugin archive pgsink-kafka-connect-*.zip in " + buildDirectory + ": run mvn package (or verify) first"));
-        }
-        Path plugins = Files.createTempDirectory(buildDirectory, "connect-plugins");
-        try (ZipInputStream zip = new ZipInputStream(Files.newInputStream(archive))) {
-            for (ZipEntry entry = zip.getNextEntry(); entry != null; entry = zip.getNextEntry()) {
-                Path target = plugins.resolve(entry.getName()).normalize();
-                if (entry.isDirectory()) {
-                    Files.createDirectories(target);
-                }
-                else {
-                    Files.createDirectories(target.getParent());
-                    Files.copy(zip, target);
-                }
-            }
-        }
-        return plugins;
-    }
-
-    /** The worker's class path: Kafka Connect and its dependencies, without pgsink, its driver or Debezium, which only the plugin may bring. */
-    private String workerClassPath()
-    {
-        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        // the project's own classes and jars (failsafe puts the module's jar there, and the reactor the other modules')
-        String project = buildDirectory.getParent().getParent().toString().replace('\\', '/') + "/";
-        List<String> kept = new ArrayList<>();
-        for (String entry : classPath.split(File.pathSeparator)) {
-            String path = Paths.get(entry).toAbsolutePath().toString().replace('\\', '/');
-            if (path.startsWith(project) || path.contains("/io/pgsink/") || path.contains("/org/postgresql/")
-                    || path.contains("/io/debezium/") || path.contains("/io/zonky/") || path.contains("/org/testcontainers/") || path.contains("/kafka_2.13/")) {
-                continue;
-            }
-            kept.add(entry);
-        }
-        return String.join(File.pathSeparator, kept);
-    }
-
     private int startWorker(int number)
             throws IOException
     {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        Properties worker = new Properties();
-        worker.setProperty("bootstrap.servers", kafka.bootstrapServers());
-        worker.setProperty("group.id", "pgsink-crash");
-        worker.setProperty("config.storage.topic", "crash-configs");
-        worker.setProperty("offset.storage.topic", "crash-offsets");
-        worker.setProperty("status.storage.topic", "crash-status");
-        worker.setProperty("config.storage.replication.factor", "1");
-        worker.setProperty("offset.storage.replication.factor", "1");
-        worker.setProperty("status.storage.replication.factor", "1");
-        worker.setProperty("offset.storage.partitions", "1");
-        worker.setProperty("status.storage.partitions", "1");
-        worker.setProperty("key.converter", "org.apache.kafka.connect.json.JsonConverter");
-        worker.setProperty("value.converter", "org.apache.kafka.connect.json.JsonConverter");
-        worker.setProperty("listeners", "http://127.0.0.1:" + port);
-        worker.setProperty("plugin.path", pluginPath.toString());
-        worker.setProperty("plugin.discovery", "service_load");
+        Map<String, String> worker = new HashMap<>();
         // Kafka's committed offsets lag the target by seconds: a worker killed in between leaves them behind it
-        worker.setProperty("offset.flush.interval.ms", "4000");
+        worker.put("offset.flush.interval.ms", "4000");
         // a dead worker's tasks and partitions go to the new one quickly
-        worker.setProperty("session.timeout.ms", "6000");
-        worker.setProperty("heartbeat.interval.ms", "1000");
-        worker.setProperty("scheduled.rebalance.max.delay.ms", "0");
-        worker.setProperty("consumer.session.timeout.ms", "6000");
-        worker.setProperty("consumer.heartbeat.interval.ms", "1000");
-        Path properties = buildDirectory.resolve("kafka-connect-crash-worker-" + number + ".properties");
-        try (OutputStream out = Files.newOutputStream(properties)) {
-            worker.store(out, "pgsink KafkaConnectCrashIT worker " + number);
-        }
-        Path logFile = buildDirectory.resolve("kafka-connect-crash-worker-" + number + ".log");
-        Process process = new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn", "-Dorg.slf4j.simpleLogger.log.io.pgsink=info",
-                "-cp", workerClassPath(), "org.apache.kafka.connect.cli.ConnectDistributed", properties.toString())
-                .redirectErrorStream(true)
-                .redirectOutput(logFile.toFile())
-                .start();
-        workers.add(process);
-        return port;
+        worker.put("session.timeout.ms", "6000");
+        worker.put("heartbeat.interval.ms", "1000");
+        worker.put("scheduled.rebalance.max.delay.ms", "0");
+        worker.put("consumer.session.timeout.ms", "6000");
+        worker.put("consumer.heartbeat.interval.ms", "1000");
+        return workers.start("worker-" + number, worker, List.of("-Xmx512m"), await("worker " + number + " to answer"));
     }
 
     @Test
@@ -215,7 +123,6 @@ class KafkaConnectCrashIT
         kafka.createTopic(ledger.topic(), PARTITIONS);
 
         int port = startWorker(1);
-        awaitWorker(port);
         createConnector(port, accounts.topic() + "," + ledger.topic());
         awaitRunning(port);
 
@@ -235,11 +142,9 @@ class KafkaConnectCrashIT
         for (int kill = 1; kill <= 2; kill++) {
             // let the worker apply changes for a while, then kill it in the middle of whatever it does
             awaitLedgerRows(kill * CHANGES / 4);
-            Process worker = workers.get(workers.size() - 1);
-            worker.destroyForcibly().waitFor();
+            workers.killLast();
             targetAheadOfKafka |= targetAheadOfKafka();
             port = startWorker(kill + 1);
-            awaitWorker(port);
             awaitRunning(port);
         }
         producer.join(TIMEOUT.toMillis());
@@ -331,57 +236,17 @@ class KafkaConnectCrashIT
         config.put("tables.without.key", "append-only");
         config.put("flush.max.events", "50");
         config.put("flush.interval.ms", "100");
-        String body = json.writeValueAsString(Map.of("name", CONNECTOR, "config", config));
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/connectors"))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
-    }
-
-    private void awaitWorker(int port)
-    {
-        Process worker = workers.get(workers.size() - 1);
-        await("the worker on port " + port + " to answer").untilAsserted(() -> {
-            if (!worker.isAlive()) {
-                // not an AssertionError: stops the wait at once
-                throw new IllegalStateException("worker process exited (see target/kafka-connect-crash-worker-*.log)");
-            }
-            assertThat(get(port, "/connector-plugins")).isNotNull();
-        });
+        workers.createConnector(port, CONNECTOR, config);
     }
 
     private void awaitRunning(int port)
     {
-        await("the connector and its 2 tasks to run").untilAsserted(() -> {
-            String body = get(port, "/connectors/" + CONNECTOR + "/status");
-            assertThat(body).isNotNull();
-            JsonNode status = json.readTree(body);
-            for (JsonNode task : status.path("tasks")) {
-                if (task.path("state").asText().equals("FAILED")) {
-                    throw new IllegalStateException("a task failed: " + body);
-                }
-            }
-            assertThat(status.path("connector").path("state").asText()).as(body).isEqualTo("RUNNING");
-            assertThat(status.path("tasks")).as(body).hasSize(2).allSatisfy(task -> assertThat(task.path("state").asText()).isEqualTo("RUNNING"));
-        });
+        workers.awaitRunning(port, CONNECTOR, 2, await("the connector and its 2 tasks to run"));
     }
 
     private static ConditionFactory await(String what)
     {
         return Awaitility.await(what).atMost(TIMEOUT).pollInterval(Duration.ofMillis(250));
-    }
-
-    @Nullable
-    private String get(int port, String path)
-            throws InterruptedException
-    {
-        try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(5)).GET().build(),
-                    HttpResponse.BodyHandlers.ofString());
-            return response.statusCode() == 200 ? response.body() : null;
-        }
-        catch (IOException e) {
-            return null;
-        }
     }
 
     private void awaitLedgerRows(long atLeast)
