@@ -1,5 +1,6 @@
 package io.pgsink.merge;
 
+import io.pgsink.copy.CopyListener;
 import io.pgsink.copy.CsvWriter;
 import io.pgsink.copy.SqlFailures;
 import io.pgsink.core.CopyFormat;
@@ -50,6 +51,7 @@ final class SmallBatchWriter
     private final BooleanSupplier serverBindsSmallBatches;
     private final CopyRows rows;
     private final boolean softDeletes;
+    private final CopyListener bytesListener;
     /** The CSV of the batch's rows; grows to the largest batch. */
     private byte[] csv = new byte[16 * 1024];
     private int csvLength;
@@ -58,9 +60,11 @@ final class SmallBatchWriter
     /**
      * @param maxChanges {@code flush.small.batch.max.events}; 0 never takes the small path
      * @param serverBindsSmallBatches whether the dialect of the current connection lets small batches skip COPY
+     * @param bytesListener told the bytes of the encoded values each batch binds, as COPY tells those it sends
      */
-    SmallBatchWriter(int maxChanges, NulCharacterHandling nulHandling, BooleanSupplier serverBindsSmallBatches, MetadataValues metadata, boolean softDeletes)
+    SmallBatchWriter(int maxChanges, NulCharacterHandling nulHandling, BooleanSupplier serverBindsSmallBatches, MetadataValues metadata, boolean softDeletes, CopyListener bytesListener)
     {
+        this.bytesListener = requireNonNull(bytesListener, "bytesListener is null");
         this.maxChanges = maxChanges;
         this.format = new CopyFormat(',', '"', '"', "", requireNonNull(nulHandling, "nulHandling is null"));
         this.serverBindsSmallBatches = requireNonNull(serverBindsSmallBatches, "serverBindsSmallBatches is null");
@@ -93,6 +97,7 @@ final class SmallBatchWriter
     {
         List<RowChange> changes = batch.changes();
         encode(plan, changes);
+        bytesListener.bytesSent(csvLength);
         int keyColumns = plan.target.primaryKey().size();
         // staged row: insert flag, unavailable mask, fill key columns, then the columns
         int firstColumn = 2 + keyColumns;

@@ -127,7 +127,7 @@ final class TableWriter
         this.copyListener = requireNonNull(copyListener, "copyListener is null");
         this.rows = new CopyRows(metadata);
         this.softDeletes = config.changeMetadata().softDeletes();
-        this.small = new SmallBatchWriter(config.smallBatchMaxEvents(), format.nulHandling(), serverBindsSmallBatches, metadata, softDeletes);
+        this.small = new SmallBatchWriter(config.smallBatchMaxEvents(), format.nulHandling(), serverBindsSmallBatches, metadata, softDeletes, copyListener);
     }
 
     void truncate(Connection connection, TableId target)
