@@ -126,13 +126,15 @@ final class LoadBenchmark
             }
             for (int run = 1; run <= repeat; run++) {
                 for (List<String> scenario : List.of(List.of("big"), small)) {
-                    String name = scenario.size() == 1 ? "one table, " + bigRows + " rows" : tables + " tables of " + rows + " rows";
-                    long scenarioRows = scenario.size() == 1 ? bigRows : tables * rows;
+                    // the large table, or the smaller ones (of which there may be one)
+                    boolean big = scenario.equals(List.of("big"));
+                    String name = big ? "one table, " + bigRows + " rows" : tables + " tables of " + rows + " rows";
+                    long scenarioRows = big ? bigRows : tables * rows;
                     if (methods.contains("pipe")) {
-                        results.add(measure(cpu, name, scenario.size() == 1 ? "psql | psql" : "psql | psql, one table after the other", run, scenario, scenarioRows, digests,
+                        results.add(measure(cpu, name, big ? "psql | psql" : "psql | psql, one table after the other", run, scenario, scenarioRows, digests,
                                 () -> pipes(scenario, false)));
                     }
-                    if (methods.contains("parallel-pipes") && scenario.size() > 1) {
+                    if (methods.contains("parallel-pipes") && !big) {
                         results.add(measure(cpu, name, "psql | psql, all tables at once", run, scenario, scenarioRows, digests, () -> pipes(scenario, true)));
                     }
                     if (methods.contains("pg_dump")) {
