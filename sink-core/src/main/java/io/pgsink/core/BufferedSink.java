@@ -23,7 +23,18 @@ import static java.util.Objects.requireNonNull;
  * {@code buffer.max.bytes}: the buffer then holds at most what it held when the transaction began
  * (less than the limit, or it would have flushed) plus the transaction, under twice the limit.
  *
- * <p>Not thread-safe: one thread owns it.
+ * <p>Pipelined ({@link FlushPolicy#pipelined()}, {@code flush.pipelined}), a flush waits for the
+ * batch the previous one handed off, then hands its own immutable {@link Batch} to a
+ * {@link BatchPipeline} and returns, so that the next batch is read and merged while this one is
+ * encoded and applied. A batch that fails is kept by the pipeline, and the next {@link #flush}
+ * (or {@link #awaitApplied}) applies it again before anything newer; the buffers meanwhile take new
+ * events. {@link #committedPositions()} and the listener's {@code flushed} follow committed batches,
+ * and are told on this sink's thread. Memory: each buffer flushes at half of
+ * {@code buffer.max.bytes} ({@link FlushPolicy#flushBytes()}), so the batch in flight and the
+ * buffer filling take about that together (a source transaction, which is not split, up to twice
+ * as much, as unpipelined).
+ *
+ * <p>Not thread-safe: one thread owns it (a pipelined sink's applier thread only applies batches).
  */
 public final class BufferedSink
         implements Sink
@@ -38,6 +49,8 @@ public final class BufferedSink
     private final TreeMap<TableId, TableBuffer> buffers = new TreeMap<>();
     private final Map<String, SourcePosition> pendingPositions = new HashMap<>();
     private final Map<String, SourcePosition> committedPositions;
+    /** Present when pipelined: applies handed-off batches on a thread of its own. */
+    private final Optional<BatchPipeline> pipeline;
     private final boolean tolerateRejectedRows;
     private final List<RejectedRow> rejected = new ArrayList<>();
     private long events;
@@ -66,6 +79,7 @@ public final class BufferedSink
         this.listener = requireNonNull(listener, "listener is null");
         this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
         this.committedPositions = new HashMap<>(applier.committedPositions());
+        this.pipeline = policy.pipelined() ? Optional.of(new BatchPipeline(name, applier, new CommittedBatches(), nanoClock)) : Optional.empty();
     }
 
     public BufferedSink(String name, FlushPolicy policy, BatchApplier applier)
@@ -151,8 +165,9 @@ public final class BufferedSink
     private void checkTransactionSize(OpenTransaction open)
     {
         long transactionBytes = bytes - open.bytesAtStart();
-        if (transactionBytes >= policy.maxBytes()) {
-            throw new SinkException(ErrorCode.CONFIG, name + " - source transaction " + open.id() + " takes more than buffer.max.bytes (" + policy.maxBytes() + " bytes) after "
+        if (transactionBytes >= policy.flushBytes()) {
+            throw new SinkException(ErrorCode.CONFIG, name + " - source transaction " + open.id() + " takes more than " + (policy.pipelined() ? "half of buffer.max.bytes with flush.pipelined=true" : "buffer.max.bytes")
+                    + " (" + policy.flushBytes() + " bytes) after "
                     + (events - open.eventsAtStart()) + " of its events, at " + pendingPositions.values() + ". With flush.boundary=transaction a source transaction is applied whole"
                     + " and must fit in the buffer: raise buffer.max.bytes (the heap must hold about twice as much), or set flush.boundary=batch to apply it across several flushes;"
                     + " nothing of it was applied, and pgsink resumes before it");
@@ -198,6 +213,10 @@ public final class BufferedSink
     @Override
     public boolean flushIfDue()
     {
+        if (pipeline.isPresent() && pipeline.get().busy() && pipeline.get().done()) {
+            // takes the outcome without waiting: positions follow, and a failure surfaces here
+            pipeline.get().await();
+        }
         if (transaction.isEmpty() && policy.isDue(events, firstEventNanos, nanoClock.getAsLong())) {
             flush();
             return true;
@@ -208,6 +227,10 @@ public final class BufferedSink
     @Override
     public void flush()
     {
+        if (pipeline.isPresent()) {
+            // the batch in flight (or a failed one, applied again) commits before anything newer
+            pipeline.get().await();
+        }
         if (events == 0) {
             return;
         }
@@ -218,16 +241,21 @@ public final class BufferedSink
             }
         }
         Batch batch = new Batch(tables, pendingPositions, events, rejected);
-        long start = nanoClock.getAsLong();
-        try {
-            applier.apply(batch);
+        if (pipeline.isPresent()) {
+            pipeline.get().handOff(batch);
         }
-        catch (RuntimeException e) {
-            listener.flushFailed(batch, nanoClock.getAsLong() - start, e);
-            throw e;
+        else {
+            long start = nanoClock.getAsLong();
+            try {
+                applier.apply(batch);
+            }
+            catch (RuntimeException e) {
+                listener.flushFailed(batch, nanoClock.getAsLong() - start, e);
+                throw e;
+            }
+            committedPositions.putAll(batch.positions());
+            listener.flushed(batch, nanoClock.getAsLong() - start);
         }
-        long elapsed = nanoClock.getAsLong() - start;
-        committedPositions.putAll(pendingPositions);
         pendingPositions.clear();
         rejected.clear();
         buffers.clear();
@@ -235,7 +263,14 @@ public final class BufferedSink
         bytes = 0;
         // a flush inside a transaction (a schema change) leaves only the rest of it to bound
         transaction = transaction.map(open -> new OpenTransaction(open.id(), 0, 0));
-        listener.flushed(batch, elapsed);
+    }
+
+    @Override
+    public void awaitApplied()
+    {
+        if (pipeline.isPresent()) {
+            pipeline.get().await();
+        }
     }
 
     @Override
@@ -263,7 +298,30 @@ public final class BufferedSink
             log.info("{} - closing with {} events not flushed; the source will resend them", name, events);
         }
         buffers.clear();
-        applier.close();
+        try {
+            pipeline.ifPresent(BatchPipeline::close);
+        }
+        finally {
+            applier.close();
+        }
+    }
+
+    /** A pipelined batch committed or failed: what {@link #flush} does after a synchronous apply. */
+    private final class CommittedBatches
+            implements FlushListener
+    {
+        @Override
+        public void flushed(Batch batch, long elapsedNanos)
+        {
+            committedPositions.putAll(batch.positions());
+            listener.flushed(batch, elapsedNanos);
+        }
+
+        @Override
+        public void flushFailed(Batch batch, long elapsedNanos, RuntimeException failure)
+        {
+            listener.flushFailed(batch, elapsedNanos, failure);
+        }
     }
 
     /** A source transaction being buffered, and what the buffer held when it began. */

@@ -113,6 +113,12 @@ public final class ColumnSelectingSink
     }
 
     @Override
+    public void awaitApplied()
+    {
+        delegate.awaitApplied();
+    }
+
+    @Override
     public Map<String, SourcePosition> committedPositions()
     {
         return delegate.committedPositions();

@@ -77,10 +77,31 @@ public interface Sink
     /** Flushes when the oldest buffered event has waited {@code flush.interval.ms}; returns whether it flushed. Never inside a source transaction. */
     boolean flushIfDue();
 
-    /** Applies everything buffered; does nothing when nothing is. */
+    /**
+     * Applies everything buffered; does nothing when nothing is. With {@code flush.pipelined} it
+     * first waits for the batch the previous flush handed off (applying it again first if it
+     * failed before), then hands off what is buffered and returns while that applies: when it
+     * returns, every batch handed off before the call has committed, but not necessarily this one
+     * ({@link #awaitApplied()}).
+     *
+     * @throws SinkException when the batch waited for, or this one when not pipelined, fails; what
+     *         failed is kept and applied again, before anything newer, by the next flush
+     */
     void flush();
 
-    /** Per source partition, the position stored with the last committed flush (or found in the target at start). */
+    /**
+     * Waits until every batch a flush handed off has committed, so that {@link #committedPositions()}
+     * covers everything flushed. Without {@code flush.pipelined} a flush commits before it returns,
+     * and this does nothing.
+     *
+     * @throws SinkException when the batch in flight failed (it is kept, and applied again by the
+     *         next call of this or {@link #flush()})
+     */
+    default void awaitApplied()
+    {
+    }
+
+    /** Per source partition, the position stored with the last committed flush (or found in the target at start); a pipelined flush moves it only once its batch committed and a call of this sink saw that. */
     Map<String, SourcePosition> committedPositions();
 
     /** Events accepted since the last flush. */

@@ -43,6 +43,7 @@ public final class SinkConfig
     public static final String FLUSH_MAX_EVENTS = "flush.max.events";
     public static final String BUFFER_MAX_BYTES = "buffer.max.bytes";
     public static final String FLUSH_INTERVAL_MS = "flush.interval.ms";
+    public static final String FLUSH_PIPELINED = "flush.pipelined";
     public static final String FLUSH_SMALL_BATCH_MAX_EVENTS = "flush.small.batch.max.events";
     public static final String COPY_FORMAT = "copy.format";
     public static final String COPY_DELIMITER = "copy.delimiter";
@@ -92,7 +93,7 @@ public final class SinkConfig
         this.values = requireNonNull(values, "values is null");
         this.targetJdbcProperties = Collections.unmodifiableMap(new TreeMap<>(targetJdbcProperties));
         this.copyFormat = requireNonNull(copyFormat, "copyFormat is null");
-        this.flushPolicy = new FlushPolicy(values.get(SinkKeys.FLUSH_MAX_EVENTS), values.get(SinkKeys.BUFFER_MAX_BYTES), values.get(SinkKeys.FLUSH_INTERVAL_MS));
+        this.flushPolicy = new FlushPolicy(values.get(SinkKeys.FLUSH_MAX_EVENTS), values.get(SinkKeys.BUFFER_MAX_BYTES), values.get(SinkKeys.FLUSH_INTERVAL_MS), values.get(SinkKeys.FLUSH_PIPELINED));
         this.tableNameFormat = values.get(SinkKeys.TARGET_TABLE_NAME_FORMAT);
         this.targetDialect = values.get(SinkKeys.TARGET_DIALECT);
         this.updateMode = values.get(SinkKeys.TARGET_UPDATE_MODE);

@@ -44,6 +44,8 @@ public final class SinkKeys
             "Flush when the buffered rows take about this many bytes of heap. Bounds memory: the source waits while the flush runs.").withValidator(ConfigValidator.atLeast(1));
     public static final ConfigKey<Long> FLUSH_INTERVAL_MS = ConfigKey.optional(SinkConfig.FLUSH_INTERVAL_MS, ConfigType.LONG, 1000L,
             "Flush when the oldest buffered event has waited this long.").withValidator(ConfigValidator.atLeast(0));
+    public static final ConfigKey<Boolean> FLUSH_PIPELINED = ConfigKey.optional(SinkConfig.FLUSH_PIPELINED, ConfigType.BOOLEAN, false,
+            "true: a flush hands its merged batch to an applier thread and returns, so the next batch is read and merged while this one is written; at most one batch is in flight (the next flush waits for it), a failed one is applied again before anything newer, and positions are confirmed upstream only once their batch committed (the standalone service confirms a batch to the slot when the next engine batch, at the latest a heartbeat, arrives). Each buffer then flushes at half of buffer.max.bytes, so the batch in flight and the one filling stay within it. false: the source waits while each flush runs.");
     public static final ConfigKey<Long> FLUSH_SMALL_BATCH_MAX_EVENTS = ConfigKey.optional(SinkConfig.FLUSH_SMALL_BATCH_MAX_EVENTS, ConfigType.LONG, 256L,
             "A table's changes in a flush (after merging by key) up to which they are applied without COPY and staging table: bound as one array per column of a single MERGE (or DELETE and INSERT) sent together, 3 round trips per flush instead of 5 (PostgreSQL only; Greenplum, history tables, append-only tables, soft deletes without MERGE and rows with unchanged TOAST values take the COPY path). 0: always COPY.")
             .withValidator(ConfigValidator.between(0, 100_000));
@@ -107,6 +109,7 @@ public final class SinkKeys
             FLUSH_MAX_EVENTS,
             BUFFER_MAX_BYTES,
             FLUSH_INTERVAL_MS,
+            FLUSH_PIPELINED,
             FLUSH_SMALL_BATCH_MAX_EVENTS,
             COPY_FORMAT,
             COPY_DELIMITER,

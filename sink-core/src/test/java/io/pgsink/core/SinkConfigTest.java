@@ -66,6 +66,7 @@ class SinkConfigTest
                 Map.entry("flush.max.events", "LONG '10000'"),
                 Map.entry("buffer.max.bytes", "LONG '67108864'"),
                 Map.entry("flush.interval.ms", "LONG '1000'"),
+                Map.entry("flush.pipelined", "BOOLEAN 'false'"),
                 Map.entry("flush.small.batch.max.events", "LONG '256'"),
                 Map.entry("copy.format", "CHOICE 'csv'"),
                 Map.entry("copy.delimiter", "CHARACTER ','"),
