@@ -145,7 +145,7 @@ public final class FlushBenchmark
 
     private static List<Supplier<Method>> allMethods(Workload workload)
     {
-        List<Supplier<Method>> methods = new ArrayList<>(List.of(PgsinkMethod::new, PgsinkConnectMethod::new));
+        List<Supplier<Method>> methods = new ArrayList<>(List.of(PgsinkMethod::new, PgsinkMethod::pipelined, PgsinkConnectMethod::new));
         if (workload.baseRows > 0) {
             // with only fresh keys (S1) both modes do the same: COPY into the target
             methods.add(() -> new PgsinkMethod(true));

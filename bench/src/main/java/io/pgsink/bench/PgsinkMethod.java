@@ -25,6 +25,7 @@ final class PgsinkMethod
     static final String NAME = "pgsink (COPY + merge)";
     static final String DELETE_INSERT_NAME = "pgsink, target.update.mode=delete-insert";
     static final String BINARY_NAME = "pgsink, copy.format=binary";
+    static final String PIPELINED_NAME = "pgsink pipelined (flush.pipelined=true)";
     static final String COPY_ONLY_NAME = "pgsink, flush.small.batch.max.events=0 (always COPY)";
     static final String LZ4_NAME = "pgsink, default_toast_compression=lz4";
     /** System property that adds the lz4 variant to the headline methods: only for servers built with lz4 (the embedded test server is not). */
@@ -54,6 +55,12 @@ final class PgsinkMethod
     static PgsinkMethod copyOnly()
     {
         return new PgsinkMethod(COPY_ONLY_NAME, Map.of(SinkConfig.FLUSH_SMALL_BATCH_MAX_EVENTS, "0"));
+    }
+
+    /** flush.pipelined=true: the next batch is merged while the last one applies. */
+    static PgsinkMethod pipelined()
+    {
+        return new PgsinkMethod(PIPELINED_NAME, Map.of(SinkConfig.FLUSH_PIPELINED, "true"));
     }
 
     /** copy.format=binary. */

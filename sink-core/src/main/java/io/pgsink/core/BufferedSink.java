@@ -241,11 +241,8 @@ public final class BufferedSink
             }
         }
         Batch batch = new Batch(tables, pendingPositions, events, rejected);
-        if (pipeline.isPresent()) {
-            pipeline.get().handOff(batch);
-        }
-        else {
-            long start = nanoClock.getAsLong();
+        long start = nanoClock.getAsLong();
+        if (pipeline.isEmpty()) {
             try {
                 applier.apply(batch);
             }
@@ -253,8 +250,6 @@ public final class BufferedSink
                 listener.flushFailed(batch, nanoClock.getAsLong() - start, e);
                 throw e;
             }
-            committedPositions.putAll(batch.positions());
-            listener.flushed(batch, nanoClock.getAsLong() - start);
         }
         pendingPositions.clear();
         rejected.clear();
@@ -263,6 +258,14 @@ public final class BufferedSink
         bytes = 0;
         // a flush inside a transaction (a schema change) leaves only the rest of it to bound
         transaction = transaction.map(open -> new OpenTransaction(open.id(), 0, 0));
+        listener.handedOff(batch);
+        if (pipeline.isPresent()) {
+            pipeline.get().handOff(batch);
+        }
+        else {
+            committedPositions.putAll(batch.positions());
+            listener.flushed(batch, nanoClock.getAsLong() - start);
+        }
     }
 
     @Override
@@ -271,6 +274,12 @@ public final class BufferedSink
         if (pipeline.isPresent()) {
             pipeline.get().await();
         }
+    }
+
+    @Override
+    public boolean applying()
+    {
+        return pipeline.isPresent() && pipeline.get().busy();
     }
 
     @Override

@@ -119,6 +119,12 @@ public final class ColumnSelectingSink
     }
 
     @Override
+    public boolean applying()
+    {
+        return delegate.applying();
+    }
+
+    @Override
     public Map<String, SourcePosition> committedPositions()
     {
         return delegate.committedPositions();

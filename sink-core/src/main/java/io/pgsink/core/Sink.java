@@ -101,6 +101,15 @@ public interface Sink
     {
     }
 
+    /**
+     * Whether a batch a flush handed off ({@code flush.pipelined}) has not been seen to commit yet:
+     * its positions are not in {@link #committedPositions()}. Never waits; always false when not pipelined.
+     */
+    default boolean applying()
+    {
+        return false;
+    }
+
     /** Per source partition, the position stored with the last committed flush (or found in the target at start); a pipelined flush moves it only once its batch committed and a call of this sink saw that. */
     Map<String, SourcePosition> committedPositions();
 

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.function.Function;
@@ -23,7 +24,10 @@ import static java.util.Objects.requireNonNull;
  * Under {@code errors.tolerance=all} with Connect's errant-record reporter (the dead-letter queue):
  * keeps the records behind the buffered events, so that a row the target refuses is reported with
  * its original record, and reports records, waiting until Connect has them, so that they are in
- * the dead-letter queue before their positions are stored. Owned by the task's thread.
+ * the dead-letter queue before their positions are stored. Owned by the task's thread, except that
+ * with {@code flush.pipelined} the applier thread reports the rows of the batch it applies: the
+ * records of a handed-off batch are kept apart ({@link #handedOff}), untouched by the task's thread
+ * until the batch committed.
  */
 final class ErrantRecords
 {
@@ -31,7 +35,10 @@ final class ErrantRecords
     private final ErrantRecordReporter reporter;
     /** The partition a position names, for a record not kept; null when the task does not own it. */
     private final Function<String, TopicPartition> partitions;
-    private final Map<SourcePosition, SinkRecord> buffered = new HashMap<>();
+    /** Records behind the buffered events; concurrent, as the applier thread of a pipelined sink may look up one not handed off. */
+    private final Map<SourcePosition, SinkRecord> buffered = new ConcurrentHashMap<>();
+    /** Records behind the batch handed off last and not yet committed; empty when none. */
+    private volatile Map<SourcePosition, SinkRecord> handedOff = Map.of();
 
     ErrantRecords(String name, ErrantRecordReporter reporter, Function<String, TopicPartition> partitions)
     {
@@ -50,10 +57,26 @@ final class ErrantRecords
         buffered.remove(position);
     }
 
-    /** The buffer was flushed or dropped. */
+    /** The buffer was emptied into a batch: its records stay until the batch committed. */
+    void handedOff()
+    {
+        Map<SourcePosition, SinkRecord> batch = new HashMap<>(handedOff);
+        batch.putAll(buffered);
+        handedOff = batch;
+        buffered.clear();
+    }
+
+    /** The batch handed off committed. */
+    void committed()
+    {
+        handedOff = Map.of();
+    }
+
+    /** The buffer was dropped. */
     void clear()
     {
         buffered.clear();
+        handedOff = Map.of();
     }
 
     /** Reports the records of rows the target refused; called in the flush transaction, before it commits. */
@@ -63,7 +86,11 @@ final class ErrantRecords
         List<Throwable> errors = new ArrayList<>(rows.size());
         for (RejectedRow row : rows) {
             SourcePosition position = row.change().position();
-            SinkRecord record = buffered.get(position);
+            SinkRecord record = handedOff.get(position);
+            if (record == null) {
+                // unpipelined, a batch is applied before it is handed off
+                record = buffered.get(position);
+            }
             if (record == null) {
                 // not kept (cannot happen for rows of this task's records): report where it was
                 TopicPartition partition = partitions.apply(position.partition());

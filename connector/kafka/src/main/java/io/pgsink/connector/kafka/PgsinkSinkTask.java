@@ -145,6 +145,8 @@ public final class PgsinkSinkTask
     @Override
     public void open(Collection<TopicPartition> opened)
     {
+        // claims and position reads must not overlap a batch being applied (flush.pipelined)
+        settleInFlight("opening " + opened);
         List<TopicPartition> added = List.copyOf(opened);
         partitions.add(added);
         try {
@@ -175,6 +177,10 @@ public final class PgsinkSinkTask
     {
         try {
             Map<TopicPartition, Long> rewind = new HashMap<>();
+            if (partitions.waiting()) {
+                // claims and position reads must not overlap a batch being applied (flush.pipelined)
+                sink.awaitApplied();
+            }
             List<TopicPartition> loaded = partitions.loadWaiting(rewind);
             if (!loaded.isEmpty()) {
                 rewind(rewind);
@@ -416,6 +422,11 @@ public final class PgsinkSinkTask
             long flushDue = config.sink().flushPolicy().intervalMillis() - (now - firstBufferedNanos) / 1_000_000;
             due = due < 0 ? flushDue : Math.min(due, flushDue);
         }
+        if (sink.applying()) {
+            // a put, empty or not, takes the outcome of the batch in flight (flush.pipelined)
+            long interval = config.sink().flushPolicy().intervalMillis();
+            due = due < 0 ? interval : Math.min(due, interval);
+        }
         if (due >= 0 || sink.bufferedEvents() > 0 && firstBufferedNanos >= 0) {
             context.timeout(Math.max(due, 1));
         }
@@ -432,6 +443,8 @@ public final class PgsinkSinkTask
             try {
                 releaseExpired();
                 sink.flush();
+                // with flush.pipelined: the batch just handed off commits before its offsets are reported
+                sink.awaitApplied();
             }
             catch (SinkException e) {
                 // not thrown: Connect would only log it; the next put retries the flush and fails the task if it must
@@ -444,6 +457,8 @@ public final class PgsinkSinkTask
     @Override
     public void close(Collection<TopicPartition> closed)
     {
+        // a batch in flight commits (or fails) before the partitions are given up
+        settleInFlight("closing " + closed);
         boolean unflushed = partitions.remove(closed);
         for (KeyChangeHold.Held held : holds.held()) {
             unflushed |= closed.contains(held.partition);
@@ -451,6 +466,23 @@ public final class PgsinkSinkTask
         if (unflushed && sink != null) {
             // their positions must not be written by this task any more: drop the whole buffer and take the rest again
             discardBuffer("partitions " + closed + " were closed with records not flushed");
+        }
+    }
+
+    /**
+     * Waits for a batch handed off by a pipelined flush: it commits, or it fails and stays in the
+     * sink (unflushed, so a close drops it with the buffer and a later put applies it again).
+     */
+    private void settleInFlight(String reason)
+    {
+        if (sink == null || !sink.applying()) {
+            return;
+        }
+        try {
+            sink.awaitApplied();
+        }
+        catch (SinkException e) {
+            log.warn("{} - the batch being applied failed while {}: {}", name, reason, e.getMessage());
         }
     }
 
@@ -493,26 +525,42 @@ public final class PgsinkSinkTask
         log.info("{} - task stopped", name);
     }
 
-    /** Keeps the positions per partition as flushes commit them. */
+    /**
+     * Keeps the positions per partition as flushes commit them. With {@code flush.pipelined} a batch
+     * is handed off before it commits: what belongs to the buffer (its age, its newest source time,
+     * the count of emptied buffers) moves on then, the positions only once it committed.
+     */
     private final class Listener
             implements FlushListener
     {
+        /** The newest source commit time of the batch handed off last. */
+        private long handedOffSourceMillis;
+
+        @Override
+        public void handedOff(Batch batch)
+        {
+            flushes++;
+            firstBufferedNanos = -1;
+            handedOffSourceMillis = newestSourceMillis;
+            newestSourceMillis = 0;
+            if (errantRecords != null) {
+                errantRecords.handedOff();
+            }
+        }
+
         @Override
         public void flushed(Batch batch, long elapsedNanos)
         {
-            flushes++;
             retryFlush = false;
-            partitions.flushed(batch.positions().values());
+            partitions.flushed(batch.positions().values(), !sink.applying() && sink.bufferedEvents() == 0);
             for (KeyChangeHold.Held held : holds.held()) {
                 // held back, so not flushed
                 partitions.unflushed(held.partition, held.offset());
             }
             if (errantRecords != null) {
-                errantRecords.clear();
+                errantRecords.committed();
             }
-            firstBufferedNanos = -1;
-            metrics.flushed(batch, elapsedNanos, newestSourceMillis);
-            newestSourceMillis = 0;
+            metrics.flushed(batch, elapsedNanos, handedOffSourceMillis);
             if (log.isDebugEnabled()) {
                 log.debug("{} - flushed {} events ({} tables) in {} ms", name, batch.events(), batch.tables().size(), elapsedNanos / 1_000_000);
             }

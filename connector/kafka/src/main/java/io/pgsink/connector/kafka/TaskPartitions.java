@@ -138,8 +138,13 @@ final class TaskPartitions
         return committed;
     }
 
-    /** A flush committed {@code positions}: nothing is unflushed any more. */
-    void flushed(Collection<SourcePosition> positions)
+    /**
+     * A flush committed {@code positions}. {@code everything}: nothing taken is buffered or being
+     * applied any more. Otherwise (flush.pipelined: records were taken while the batch applied) a
+     * partition's first record not committed is the one after its committed position, when the
+     * task took records after it.
+     */
+    void flushed(Collection<SourcePosition> positions, boolean everything)
     {
         for (SourcePosition position : positions) {
             PartitionState state = byName.get(position.partition());
@@ -148,8 +153,19 @@ final class TaskPartitions
             }
         }
         for (PartitionState state : partitions.values()) {
-            state.firstUnflushed = -1;
+            if (everything) {
+                state.firstUnflushed = -1;
+            }
+            else if (state.firstUnflushed >= 0 && state.committed >= state.firstUnflushed) {
+                state.firstUnflushed = state.next > state.committed + 1 ? state.committed + 1 : -1;
+            }
         }
+    }
+
+    /** Whether opened partitions wait for their positions to be read ({@link #loadWaiting}). */
+    boolean waiting()
+    {
+        return !unpositioned.isEmpty();
     }
 
     /** A record of {@code partition} at {@code offset} is held back by the task: the partition has records not flushed. */

@@ -18,6 +18,7 @@ import org.jetbrains.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -78,6 +79,17 @@ import static java.util.Objects.requireNonNull;
  * engine run and before each batch; a change that leaves the target unable to follow stops the
  * engine there, with the changes before it applied.
  *
+ * <p>With {@code flush.pipelined} the flush at the end of a batch hands it to the sink's applier
+ * thread and returns: the engine polls, and this consumer maps and merges, the next batch while it
+ * applies. Its records are marked processed only when a later flush has waited for it to commit
+ * (the next batch's, at the latest that of the next heartbeat, {@code heartbeat.interval.ms}), so
+ * the slot still never runs ahead of the target; it stays one batch behind it instead. The
+ * engine's committer keeps no per-batch state (it records each marked record's offset, and
+ * {@code markBatchFinished} commits what was recorded), so records of one batch may be marked in
+ * a later call; it is not thread-safe, so they are marked on the engine's thread, never by the
+ * applier. A stopping engine closes the sink, which lets the batch in flight commit without
+ * marking it: the next engine resumes after it from the position stored with it in the target.
+ *
  * <p>Called by the engine's single polling thread (one task); not thread-safe otherwise.
  */
 final class SinkChangeConsumer
@@ -106,6 +118,10 @@ final class SinkChangeConsumer
     private final Set<TableId> changedTables = new HashSet<>();
     @Nullable
     private TableId lastTable;
+    /** Records of batches handed off by a pipelined flush and not yet seen to commit, in engine order: marked processed once they have. */
+    private final List<RecordChangeEvent<SourceRecord>> unmarked = new ArrayList<>();
+    /** Flushes of this consumer that returned: each waited for every batch handed off before it. */
+    private long flushes;
 
     @Nullable
     private Map<String, ?> lastPartition;
@@ -153,6 +169,7 @@ final class SinkChangeConsumer
             // the batches before were applied whole: a restart resumes after them
             throw tableFailure.get();
         }
+        long flushesBefore = flushes;
         long newestSourceTime = 0;
         SourcePosition last = null;
         boolean snapshot = false;
@@ -233,9 +250,22 @@ final class SinkChangeConsumer
         if (last != null) {
             lastPosition = last.offset();
         }
-        // only now, with the batch and its offset committed in the target, may the slot move on
-        for (int i = 0; i < processed; i++) {
-            committer.markProcessed(records.get(i));
+        // only records whose batch and offset committed in the target may let the slot move on
+        if (flushes != flushesBefore || !sink.applying()) {
+            // a flush of this batch waited for every batch before it
+            for (RecordChangeEvent<SourceRecord> record : unmarked) {
+                committer.markProcessed(record);
+            }
+            unmarked.clear();
+        }
+        if (sink.applying()) {
+            // handed off and still applying (flush.pipelined): marked once a later flush saw it commit
+            unmarked.addAll(records.subList(0, processed));
+        }
+        else {
+            for (int i = 0; i < processed; i++) {
+                committer.markProcessed(records.get(i));
+            }
         }
         committer.markBatchFinished();
         batchFinished = true;
@@ -289,6 +319,7 @@ final class SinkChangeConsumer
         while (true) {
             try {
                 sink.flush();
+                flushes++;
                 if (attempt > 0) {
                     log.info("{} - flush succeeded after {} retries", name, attempt);
                 }
