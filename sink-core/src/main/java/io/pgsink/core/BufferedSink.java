@@ -166,8 +166,10 @@ public final class BufferedSink
     {
         long transactionBytes = bytes - open.bytesAtStart();
         if (transactionBytes >= policy.flushBytes()) {
-            throw new SinkException(ErrorCode.CONFIG, name + " - source transaction " + open.id() + " takes more than " + (policy.pipelined() ? "half of buffer.max.bytes with flush.pipelined=true" : "buffer.max.bytes")
-                    + " (" + policy.flushBytes() + " bytes) after "
+            throw new SinkException(ErrorCode.CONFIG, name + " - source transaction " + open.id() + " takes more than "
+                    + (policy.pipelined() ? "buffer.max.bytes/2 (" + policy.flushBytes() + " of " + policy.maxBytes() + " bytes: flush.pipelined=true keeps a second batch in flight)"
+                            : "buffer.max.bytes (" + policy.maxBytes() + " bytes)")
+                    + " after "
                     + (events - open.eventsAtStart()) + " of its events, at " + pendingPositions.values() + ". With flush.boundary=transaction a source transaction is applied whole"
                     + " and must fit in the buffer: raise buffer.max.bytes (the heap must hold about twice as much), or set flush.boundary=batch to apply it across several flushes;"
                     + " nothing of it was applied, and pgsink resumes before it");

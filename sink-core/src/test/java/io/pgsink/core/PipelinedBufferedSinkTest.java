@@ -188,7 +188,7 @@ class PipelinedBufferedSinkTest
                 }
             })
                     .isInstanceOfSatisfying(SinkException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.CONFIG))
-                    .hasMessageContaining("source transaction tx-7 takes more than half of buffer.max.bytes with flush.pipelined=true (200 bytes)");
+                    .hasMessageContaining("source transaction tx-7 takes more than buffer.max.bytes/2 (200 of 400 bytes: flush.pipelined=true keeps a second batch in flight) after ");
             assertThat(applier.target.batches).isEmpty();
         }
     }

@@ -22,8 +22,10 @@ import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -38,16 +40,19 @@ class SinkChangeConsumerTest
     private static final Schema ENVELOPE = SchemaBuilder.struct().field("before", ROW).field("after", ROW).field("source", SOURCE).field("op", Schema.STRING_SCHEMA).build();
 
     /** Everything that happens, in order: applied batches and engine calls. */
-    private final List<String> journal = new ArrayList<>();
+    private final List<String> journal = Collections.synchronizedList(new ArrayList<>());
 
     private class RecordingApplier
             implements BatchApplier
     {
         private int failuresLeft;
+        /** Under flush.pipelined, each apply waits for a permit: the test decides when a batch applies. */
+        private final Semaphore permits = new Semaphore(Integer.MAX_VALUE);
 
         @Override
         public void apply(Batch batch)
         {
+            permits.acquireUninterruptibly();
             if (failuresLeft > 0) {
                 failuresLeft--;
                 journal.add("apply failed");
@@ -384,5 +389,67 @@ class SinkChangeConsumerTest
         assertThat(state.state()).isEqualTo(ServiceState.State.STREAMING);
         assertThat(state.health().up()).isTrue();
         assertThat(metrics.scrape()).contains("pgsink_state{sink=\"test\",state=\"STREAMING\"} 1.0").contains("pgsink_state{sink=\"test\",state=\"RETRYING\"} 0.0");
+    }
+
+    private SinkChangeConsumer pipelinedConsumer(RecordingApplier applier, BufferedSink[] sink)
+    {
+        applier.permits.drainPermits();
+        sink[0] = new BufferedSink("test", new FlushPolicy(10_000, 1 << 30, 60_000, true), applier);
+        return new SinkChangeConsumer("test", sink[0], new DebeziumRecordMapper(), new SinkMetrics("test"), () -> 2000L, new Backoff(1, 1), new ServiceState("test", java.time.Instant::now));
+    }
+
+    /**
+     * flush.pipelined: the batch applies while the engine hands over the next one, and its records
+     * are handed back only once a later flush saw it commit; a stopping engine closes the sink,
+     * which lets the batch in flight commit without handing it back.
+     */
+    @Test
+    void pipelinedHandsABatchBackOnlyOnceALaterFlushSawItCommit()
+            throws Exception
+    {
+        RecordingApplier applier = new RecordingApplier();
+        BufferedSink[] sink = new BufferedSink[1];
+        SinkChangeConsumer consumer = pipelinedConsumer(applier, sink);
+        consumer.handleBatch(List.of(change(10, 1), change(11, 2)), new RecordingCommitter());
+        assertThat(journal).as("handed off, not applied: nothing handed back").containsExactly("batch finished");
+
+        applier.permits.release(1);
+        consumer.handleBatch(List.of(change(12, 3)), new RecordingCommitter());
+        assertThat(journal).containsExactly(
+                "batch finished",
+                "apply 2 events, positions [{\"lsn\":11}]",
+                "processed 10", "processed 11",
+                "batch finished");
+
+        applier.permits.release(1);
+        sink[0].close();
+        assertThat(journal).as("the batch in flight commits at close, and is not handed back").containsExactly(
+                "batch finished",
+                "apply 2 events, positions [{\"lsn\":11}]",
+                "processed 10", "processed 11",
+                "batch finished",
+                "apply 1 events, positions [{\"lsn\":12}]");
+    }
+
+    @Test
+    void pipelinedRetriesABatchThatFailedInFlightBeforeHandingItBack()
+            throws Exception
+    {
+        RecordingApplier applier = new RecordingApplier();
+        BufferedSink[] sink = new BufferedSink[1];
+        SinkChangeConsumer consumer = pipelinedConsumer(applier, sink);
+        applier.failuresLeft = 1;
+        consumer.handleBatch(List.of(change(10, 1)), new RecordingCommitter());
+        // the failed attempt and the retry; the next batch then waits in flight
+        applier.permits.release(2);
+        consumer.handleBatch(List.of(change(11, 2)), new RecordingCommitter());
+        assertThat(journal).containsExactly(
+                "batch finished",
+                "apply failed",
+                "apply 1 events, positions [{\"lsn\":10}]",
+                "processed 10",
+                "batch finished");
+        applier.permits.release(1);
+        sink[0].close();
     }
 }
