@@ -67,10 +67,10 @@ final class BatchPipeline
         return inFlight.isPresent();
     }
 
-    /** Whether {@link #await} would not block: nothing in flight, or its outcome is there. */
-    boolean done()
+    /** Whether the batch in flight finished and {@link #await} has not taken its outcome yet: taking it does not block. */
+    boolean finished()
     {
-        return inFlight.isEmpty() || inFlight.get().failure.isPresent() || inFlight.get().outcome.isDone();
+        return inFlight.isPresent() && inFlight.get().failure.isEmpty() && inFlight.get().outcome.isDone();
     }
 
     /**

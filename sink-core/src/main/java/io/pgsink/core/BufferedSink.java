@@ -215,8 +215,8 @@ public final class BufferedSink
     @Override
     public boolean flushIfDue()
     {
-        if (pipeline.isPresent() && pipeline.get().busy() && pipeline.get().done()) {
-            // takes the outcome without waiting: positions follow, and a failure surfaces here
+        if (pipeline.isPresent() && pipeline.get().finished()) {
+            // takes the outcome without waiting: positions follow, and a failure surfaces here (a flush applies it again)
             pipeline.get().await();
         }
         if (transaction.isEmpty() && policy.isDue(events, firstEventNanos, nanoClock.getAsLong())) {
