@@ -367,6 +367,54 @@ class PgsinkSinkTaskIT
         assertThat(query("SELECT count(*), count(DISTINCT id), min(id), max(id) FROM events")).containsExactly(List.of("30", "30", "0", "29"));
     }
 
+    /**
+     * flush.pipelined: a put hands a full batch to the applier thread and returns; preCommit reports
+     * only offsets whose batch committed, never ahead of the target; a batch that fails in flight
+     * (its connection killed) surfaces at a later call and is applied again before anything newer,
+     * so nothing is lost or applied twice.
+     */
+    @Test
+    void pipelinedOffsetsFollowAppliedBatchesAndABatchFailedInFlightIsAppliedAgainFirst()
+            throws SQLException
+    {
+        TestingSinkTaskContext context = new TestingSinkTaskContext(properties(Map.of("flush.max.events", "10", "flush.pipelined", "true")), null);
+        PgsinkSinkTask task = start(context);
+        task.open(List.of(P0));
+        task.put(events(0, 10, P0, 0));
+        assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(10)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(10)));
+        assertThat(query("SELECT count(*) FROM events")).containsExactly(List.of("10"));
+
+        task.put(events(10, 5, P0, 10));
+        // the target drops the task's connection: the batch handed off next fails on the applier thread
+        assertThat(query("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '" + applicationName() + "'")).containsExactly(List.of("1"));
+        putAsConnectDoes(task, events(15, 10, P0, 15));
+        // wherever the failure surfaced (this put, or the flush of preCommit), the offsets never run ahead of the target
+        OffsetAndMetadata reported = task.preCommit(Map.of(P0, new OffsetAndMetadata(25))).get(P0);
+        long applied = Long.parseLong(query("SELECT coalesce(max(id), -1) FROM events").get(0).get(0));
+        assertThat(reported.offset()).isBetween(10L, applied + 1);
+
+        putAsConnectDoes(task, events(25, 5, P0, 25));
+        assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(30)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(30)));
+        // an append-only table shows any duplicate
+        assertThat(query("SELECT count(*), count(DISTINCT id), min(id), max(id) FROM events")).containsExactly(List.of("30", "30", "0", "29"));
+    }
+
+    /** Hands {@code records} to the task, and again after a retriable failure, as Connect does. */
+    private static void putAsConnectDoes(PgsinkSinkTask task, List<SinkRecord> records)
+    {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                task.put(records);
+                return;
+            }
+            catch (RetriableException e) {
+                if (attempt == 5) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     @Test
     void aBatchThatCommittedDespiteTheLostConnectionIsNotAppliedAgain()
             throws Exception
@@ -422,6 +470,32 @@ class PgsinkSinkTaskIT
         assertThat(query("SELECT count(*), count(DISTINCT id) FROM events WHERE id < 100")).containsExactly(List.of("5", "5"));
         assertThat(query("SELECT count(*) FROM events WHERE id >= 100")).containsExactly(List.of("3"));
         assertThat(query("SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = 'orders-sink' ORDER BY 1")).containsExactly(List.of(TOPIC + "-0", "4"), List.of(TOPIC + "-1", "2"));
+    }
+
+    /**
+     * flush.pipelined: closing a partition first lets the batch in flight commit; then, with records
+     * of it still buffered, the buffer is dropped and the partitions still owned are rewound to the
+     * record after the committed batch.
+     */
+    @Test
+    void pipelinedClosingPartitionsLetsTheBatchInFlightCommitThenDropsTheBuffer()
+            throws SQLException
+    {
+        TestingSinkTaskContext context = new TestingSinkTaskContext(properties(Map.of("flush.max.events", "4", "flush.pipelined", "true")), null);
+        PgsinkSinkTask task = start(context);
+        task.open(List.of(P0, P1));
+        // a full batch (P0 at 0 to 1, P1 at 0 to 1) is handed off; the next records are buffered
+        task.put(List.of(event(0, P0, 0), event(1, P0, 1), event(100, P1, 0), event(101, P1, 1)));
+        task.put(List.of(event(2, P0, 2), event(102, P1, 2)));
+
+        task.close(List.of(P1));
+        assertThat(query("SELECT count(*) FROM events")).as("the batch in flight committed").containsExactly(List.of("4"));
+        assertThat(context.rewinds).isEqualTo(Map.of(P0, 2L));
+        assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(3)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(2)));
+        task.put(List.of(event(2, P0, 2)));
+        assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(3)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(3)));
+        assertThat(query("SELECT count(*), count(DISTINCT id) FROM events")).containsExactly(List.of("5", "5"));
+        assertThat(query("SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = 'orders-sink' ORDER BY 1")).containsExactly(List.of(TOPIC + "-0", "2"), List.of(TOPIC + "-1", "1"));
     }
 
     /**

@@ -58,6 +58,12 @@ abstract class AbstractCrashRecoveryTest
     /** The server the target database is created on; the source is always the test PostgreSQL. */
     protected abstract TestingPostgreSqlServer targetServer();
 
+    /** Settings a subclass adds to the service's configuration, e.g. {@code flush.pipelined}. */
+    protected Map<String, String> extraProperties()
+    {
+        return Map.of();
+    }
+
     @BeforeEach
     void createDatabases()
             throws Exception
@@ -252,6 +258,7 @@ abstract class AbstractCrashRecoveryTest
         properties.put("http.port", "-1");
         properties.put("progress.interval.ms", "1000");
         properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
+        properties.putAll(extraProperties());
         List<String> lines = new ArrayList<>();
         properties.forEach((key, value) -> lines.add(key + "=" + value));
         Path file = directory.resolve("pgsink.properties");

@@ -77,7 +77,14 @@ class TargetFaultsIT
         properties.put("http.port", "-1");
         properties.put("progress.interval.ms", "5000");
         properties.put("target.jdbc.ApplicationName", applicationName);
+        properties.putAll(extraProperties());
         return properties;
+    }
+
+    /** Settings a subclass adds to the service's configuration, e.g. {@code flush.pipelined}. */
+    protected Map<String, String> extraProperties()
+    {
+        return Map.of();
     }
 
     @Test
