@@ -88,6 +88,9 @@ public final class PgsinkSinkTask
     /** The newest source commit time of the events buffered since the last flush; 0 when unknown. */
     private long newestSourceMillis;
     private boolean retryFlush;
+    /** A failure for good that surfaced in preCommit (a batch that failed in flight, flush.pipelined): the next put fails the task with it. */
+    @Nullable
+    private SinkException deferredFailure;
     private long flushes;
     private long firstBufferedNanos = -1;
 
@@ -187,6 +190,11 @@ public final class PgsinkSinkTask
                 context.resume(loaded.toArray(new TopicPartition[0]));
             }
             partitions.rewound(holds);
+            if (deferredFailure != null) {
+                SinkException failure = deferredFailure;
+                deferredFailure = null;
+                throw failure;
+            }
             if (retryFlush) {
                 retryFlush = false;
                 sink.flush();
@@ -439,7 +447,7 @@ public final class PgsinkSinkTask
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets)
     {
-        if (sink != null) {
+        if (sink != null && deferredFailure == null) {
             try {
                 releaseExpired();
                 sink.flush();
@@ -447,6 +455,10 @@ public final class PgsinkSinkTask
                 sink.awaitApplied();
             }
             catch (SinkException e) {
+                if (!e.isTransient()) {
+                    // not applied again here: Connect only logs what preCommit throws, a put fails the task
+                    deferredFailure = e;
+                }
                 // not thrown: Connect would only log it; the next put retries the flush and fails the task if it must
                 log.warn("{} - flush before committing offsets failed, it is retried with the next records: {}", name, e.getMessage());
             }
@@ -501,6 +513,7 @@ public final class PgsinkSinkTask
             errantRecords.clear();
         }
         retryFlush = false;
+        deferredFailure = null;
         firstBufferedNanos = -1;
         Map<TopicPartition, Long> rewind = partitions.rewindUnflushed();
         rewind(rewind);
