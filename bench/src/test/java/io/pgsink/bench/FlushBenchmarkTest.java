@@ -31,14 +31,15 @@ class FlushBenchmarkTest
         String connect = "pgsink (Connect records)";
         String deleteInsert = PgsinkMethod.DELETE_INSERT_NAME;
         String binary = PgsinkMethod.BINARY_NAME;
+        String pipelined = PgsinkMethod.PIPELINED_NAME;
         String jdbc = "JDBC executeBatch (rewrite)";
         String merged = "merged INSERT ON CONFLICT + DELETE";
         String debezium = "Debezium JDBC sink 3.6 (upsert, UNNEST)";
         assertThat(results).filteredOn(result -> result.suite().equals("headline")).extracting(FlushBenchmark.Result::scenario, FlushBenchmark.Result::method).containsExactly(
-                tuple("S1 inserts", pgsink), tuple("S1 inserts", connect), tuple("S1 inserts", binary), tuple("S1 inserts", jdbc), tuple("S1 inserts", merged), tuple("S1 inserts", debezium),
+                tuple("S1 inserts", pgsink), tuple("S1 inserts", pipelined), tuple("S1 inserts", connect), tuple("S1 inserts", binary), tuple("S1 inserts", jdbc), tuple("S1 inserts", merged), tuple("S1 inserts", debezium),
                 tuple("S1 inserts", "raw COPY, unindexed table"), tuple("S1 inserts", "raw COPY, indexed table"),
-                tuple("S2 mixed", pgsink), tuple("S2 mixed", connect), tuple("S2 mixed", deleteInsert), tuple("S2 mixed", binary), tuple("S2 mixed", jdbc), tuple("S2 mixed", merged), tuple("S2 mixed", debezium),
-                tuple("S2W wide mixed", pgsink), tuple("S2W wide mixed", connect), tuple("S2W wide mixed", deleteInsert),
+                tuple("S2 mixed", pgsink), tuple("S2 mixed", pipelined), tuple("S2 mixed", connect), tuple("S2 mixed", deleteInsert), tuple("S2 mixed", binary), tuple("S2 mixed", jdbc), tuple("S2 mixed", merged), tuple("S2 mixed", debezium),
+                tuple("S2W wide mixed", pgsink), tuple("S2W wide mixed", pipelined), tuple("S2W wide mixed", connect), tuple("S2W wide mixed", deleteInsert),
                 tuple("S2W wide mixed", binary), tuple("S2W wide mixed", jdbc), tuple("S2W wide mixed", merged),
                 tuple("S2W wide mixed", debezium));
         assertThat(results).filteredOn(result -> result.suite().equals("scaling")).extracting(FlushBenchmark.Result::batch, FlushBenchmark.Result::baseRows, FlushBenchmark.Result::method)
