@@ -236,7 +236,14 @@ class KafkaConnectCrashIT
         config.put("tables.without.key", "append-only");
         config.put("flush.max.events", "50");
         config.put("flush.interval.ms", "100");
+        config.putAll(extraProperties());
         workers.createConnector(port, CONNECTOR, config);
+    }
+
+    /** Settings a subclass adds to the connector's configuration, e.g. {@code flush.pipelined}. */
+    protected Map<String, String> extraProperties()
+    {
+        return Map.of();
     }
 
     private void awaitRunning(int port)
