@@ -455,12 +455,11 @@ public final class PgsinkSinkTask
                 sink.awaitApplied();
             }
             catch (SinkException e) {
+                // not thrown: Connect would only log it; the next put retries a transient failure and fails the task with any other
                 if (!e.isTransient()) {
-                    // not applied again here: Connect only logs what preCommit throws, a put fails the task
                     deferredFailure = e;
                 }
-                // not thrown: Connect would only log it; the next put retries the flush and fails the task if it must
-                log.warn("{} - flush before committing offsets failed, it is retried with the next records: {}", name, e.getMessage());
+                log.warn("{} - flush before committing offsets failed, {} with the next records: {}", name, e.isTransient() ? "it is retried" : "the task fails", e.getMessage());
             }
         }
         return partitions.committedOffsets(currentOffsets.keySet());
