@@ -73,7 +73,7 @@ public final class KafkaSinkConfig
             "How the task reads record keys and values. connect: as the worker's key.converter and value.converter deliver them (JsonConverter with schemas.enable=true, Avro...). "
                     + "debezium-json: the records are Debezium change events written by JsonConverter with schemas.enable=true ({\"schema\":...,\"payload\":...}), "
                     + "the converters are org.apache.kafka.connect.converters.ByteArrayConverter (or StringConverter), and pgsink reads the JSON itself, "
-                    + "several times faster than JsonConverter; Single Message Transforms that need structs cannot run on the sink side then.");
+                    + "faster than JsonConverter (no JSON tree, each distinct schema interpreted once); Single Message Transforms that need structs cannot run on the sink side then.");
 
     /** The connector's own keys; the shared ones are {@link SinkConfig#KEYS}. */
     public static final List<ConfigKey<?>> KEYS = List.of(DELETE_ON_TOMBSTONE_KEY, FLATTENED_METADATA_PREFIX_KEY, UNAVAILABLE_VALUE_PLACEHOLDER_KEY, KEY_CHANGE_WAIT_MS_KEY,
