@@ -47,6 +47,7 @@ public final class KafkaSinkConfig
     public static final String FLATTENED_METADATA_PREFIX = "flattened.metadata.prefix";
     public static final String UNAVAILABLE_VALUE_PLACEHOLDER = "unavailable.value.placeholder";
     public static final String KEY_CHANGE_WAIT_MS = "key.change.wait.ms";
+    public static final String RECORD_FORMAT = "record.format";
 
     static final ConfigKey<Boolean> DELETE_ON_TOMBSTONE_KEY = ConfigKey.optional(DELETE_ON_TOMBSTONE, ConfigType.BOOLEAN, false,
             "Whether a tombstone (a record with a key, and neither value nor value schema) deletes the row of its key. "
@@ -68,8 +69,17 @@ public final class KafkaSinkConfig
                             + "0 applies such deletes at once.")
             .withValidator(ConfigValidator.atLeast(0));
 
+    static final ConfigKey<RecordFormat> RECORD_FORMAT_KEY = ConfigKey.optional(RECORD_FORMAT, ConfigType.choice(RecordFormat.class), RecordFormat.CONNECT,
+            "How the task reads record keys and values. connect: as the worker's key.converter and value.converter deliver them (JsonConverter with schemas.enable=true, Avro...). "
+                    + "debezium-json: the records are Debezium change events written by JsonConverter with schemas.enable=true ({\"schema\":...,\"payload\":...}), "
+                    + "the converters are org.apache.kafka.connect.converters.ByteArrayConverter (or StringConverter), and pgsink reads the JSON itself, "
+                    + "faster than JsonConverter (no JSON tree, each distinct schema interpreted once); Single Message Transforms that need structs cannot run on the sink side then.");
+
     /** The connector's own keys; the shared ones are {@link SinkConfig#KEYS}. */
-    public static final List<ConfigKey<?>> KEYS = List.of(DELETE_ON_TOMBSTONE_KEY, FLATTENED_METADATA_PREFIX_KEY, UNAVAILABLE_VALUE_PLACEHOLDER_KEY, KEY_CHANGE_WAIT_MS_KEY);
+    public static final List<ConfigKey<?>> KEYS = List.of(DELETE_ON_TOMBSTONE_KEY, FLATTENED_METADATA_PREFIX_KEY, UNAVAILABLE_VALUE_PLACEHOLDER_KEY, KEY_CHANGE_WAIT_MS_KEY,
+            RECORD_FORMAT_KEY);
+    /** The converters that hand a task the bytes (or text) of a record as they are. */
+    static final List<String> RAW_CONVERTERS = List.of("org.apache.kafka.connect.converters.ByteArrayConverter", "org.apache.kafka.connect.storage.StringConverter");
 
     /** {@code sink.name} as Kafka Connect reads it: empty (the default) for the connector's name. */
     static final ConfigKey<String> SINK_NAME_KEY = SinkKeys.SINK_NAME.withDefault("").withDocumentation(
@@ -181,6 +191,15 @@ public final class KafkaSinkConfig
 
         ConfigValues own = ConfigValues.read(KEYS, ownProperties);
         problems.addAll(own.problems());
+        if (own.problems().isEmpty() && own.get(RECORD_FORMAT_KEY) == RecordFormat.DEBEZIUM_JSON) {
+            for (String converter : List.of("key.converter", "value.converter")) {
+                String value = properties.get(converter);
+                if (value != null && !RAW_CONVERTERS.contains(value.trim())) {
+                    problems.add(ConfigProblem.invalid(converter, value, false, RECORD_FORMAT + "=debezium-json reads the bytes of the records itself: the converter must be "
+                            + String.join(" or ", RAW_CONVERTERS)));
+                }
+            }
+        }
 
         if (!problems.isEmpty()) {
             return Optional.empty();
@@ -240,6 +259,12 @@ public final class KafkaSinkConfig
     public long keyChangeWaitMillis()
     {
         return own.get(KEY_CHANGE_WAIT_MS_KEY);
+    }
+
+    /** {@code record.format}: whether the task reads Debezium's JSON itself. */
+    public RecordFormat recordFormat()
+    {
+        return own.get(RECORD_FORMAT_KEY);
     }
 
     /** The effective configuration, secrets masked, for logging once. */

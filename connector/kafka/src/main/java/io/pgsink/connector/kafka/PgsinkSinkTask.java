@@ -79,6 +79,9 @@ public final class PgsinkSinkTask
     private TaskPartitions partitions;
     private Sink sink;
     private SinkRecordMapper mapper;
+    /** Under record.format=debezium-json; null otherwise. */
+    @Nullable
+    private DebeziumJsonRecords jsonRecords;
     private RetryPolicy retryPolicy;
     /** Under errors.tolerance=all with Connect's reporter; null otherwise. */
     @Nullable
@@ -117,6 +120,7 @@ public final class PgsinkSinkTask
         partitions = new TaskPartitions(name, applier);
         sink = newSink();
         mapper = new SinkRecordMapper(config);
+        jsonRecords = config.recordFormat() == RecordFormat.DEBEZIUM_JSON ? new DebeziumJsonRecords() : null;
         retryPolicy = new RetryPolicy(name, config.sink().retryBackoff(), context);
         holds = new KeyChangeHold(config.keyChangeWaitMillis());
         log.info("{} - task started; rows the target refuses {}", name, !config.sink().toleratesRejectedRows() ? "stop the task (errors.tolerance=none)"
@@ -229,17 +233,32 @@ public final class PgsinkSinkTask
         scheduleDueFlush();
     }
 
-    private void accept(SinkRecord record)
+    private void accept(SinkRecord received)
     {
-        PartitionState state = partitions.get(new TopicPartition(record.topic(), record.kafkaPartition()));
+        PartitionState state = partitions.get(new TopicPartition(received.topic(), received.kafkaPartition()));
         if (state == null) {
-            throw new ConnectException(name + " - received a record of topic " + record.topic() + " partition " + record.kafkaPartition() + " at offset " + record.kafkaOffset()
+            throw new ConnectException(name + " - received a record of topic " + received.topic() + " partition " + received.kafkaPartition() + " at offset " + received.kafkaOffset()
                     + ", a partition this task was not given");
         }
-        long offset = record.kafkaOffset();
+        long offset = received.kafkaOffset();
         if (offset < state.next || (state.skipFrom >= 0 && offset >= state.skipFrom)) {
             // handed again after a retriable failure: buffered (or applied) already; or comes again after a rewind
             return;
+        }
+        SinkRecord record = received;
+        SinkException unreadable = null;
+        if (jsonRecords != null) {
+            try {
+                record = jsonRecords.read(received);
+            }
+            catch (SinkException e) {
+                if (e.errorCode() == ErrorCode.CONFIG) {
+                    throw e;
+                }
+                // reported where a record that cannot be mapped is (see map); until then it stands for a record without key, value or headers
+                unreadable = e;
+                record = new SinkRecord(received.topic(), received.kafkaPartition(), null, null, null, null, offset);
+            }
         }
         KeyChangeHold.Held blocking = holds.heldIn(state.partition);
         if (blocking != null && !KeyChangeHold.mayTake(blocking, record)) {
@@ -248,7 +267,7 @@ public final class PgsinkSinkTask
         }
         SourcePosition position = KafkaPositions.position(state.name, offset);
         // the held delete's tombstone adds nothing to it
-        Optional<ChangeEvent> event = blocking != null && KeyChangeHold.isTombstoneOf(blocking, record) ? Optional.empty() : map(record, position);
+        Optional<ChangeEvent> event = blocking != null && KeyChangeHold.isTombstoneOf(blocking, record) ? Optional.empty() : map(received, record, position, unreadable);
         if (blocking != null && !KeyChangeHold.isTombstoneOf(blocking, record) && (event.isEmpty() || !KeyChangeHold.completes(blocking, event.get()))) {
             waitForHold(state, blocking, offset);
             return;
@@ -263,7 +282,8 @@ public final class PgsinkSinkTask
             state.firstUnflushed = offset;
         }
         if (errantRecords != null) {
-            errantRecords.keep(position, record);
+            // the record as Connect handed it: the dead-letter queue gets what the topic holds
+            errantRecords.keep(position, received);
         }
         metrics.eventsIn(1);
         if (event.isPresent() && event.get().sourceTimeMillis() > newestSourceMillis) {
@@ -393,11 +413,21 @@ public final class PgsinkSinkTask
         return flushes != flushesBefore ? sink.bufferedEvents() > 0 : sink.bufferedEvents() > eventsBefore;
     }
 
-    /** The record's event; empty for records that change nothing, and for bad records skipped under errors.tolerance=all. */
-    private Optional<ChangeEvent> map(SinkRecord record, SourcePosition position)
+    /**
+     * The record's event; empty for records that change nothing, and for bad records skipped under
+     * errors.tolerance=all.
+     *
+     * @param received the record as Connect handed it
+     * @param record the record as read ({@code received} unless {@code record.format=debezium-json})
+     * @param unreadable why {@code received} could not be read, if it could not
+     */
+    private Optional<ChangeEvent> map(SinkRecord received, SinkRecord record, SourcePosition position, @Nullable SinkException unreadable)
     {
         SinkException failure;
         try {
+            if (unreadable != null) {
+                throw unreadable;
+            }
             return mapper.map(record, position);
         }
         catch (SinkException e) {
@@ -413,7 +443,7 @@ public final class PgsinkSinkTask
             throw failure;
         }
         if (errantRecords != null) {
-            errantRecords.report(List.of(record), List.of(failure));
+            errantRecords.report(List.of(received), List.of(failure));
         }
         else {
             log.warn("{} - skipped a record it cannot apply (errors.tolerance=all, and Connect has no errant-record reporter for this connector): {}", name, failure.getMessage());

@@ -95,7 +95,8 @@ class KafkaConnectThroughputIT
     /**
      * The measured cases: the Debezium JDBC sink as the benchmarks elsewhere configure it (upsert,
      * deletes, reduction buffer, UNNEST inserts, batches of 10,000), pgsink with the same consumer
-     * settings and its defaults on 1, 2 and 4 tasks, and pgsink with other settings ({@link #tuned()}).
+     * settings and its defaults on 1, 2 and 4 tasks, pgsink with other settings ({@link #tuned()}), and
+     * pgsink reading the JSON itself ({@code record.format=debezium-json}, {@code ByteArrayConverter}) on 1 and 2 tasks.
      */
     private enum Case
     {
@@ -103,7 +104,10 @@ class KafkaConnectThroughputIT
         PGSINK("pgsink", 1),
         PGSINK_2_TASKS("pgsink-2-tasks", 2),
         PGSINK_4_TASKS("pgsink-4-tasks", 4),
-        PGSINK_TUNED("pgsink-tuned", 1);
+        PGSINK_TUNED("pgsink-tuned", 1),
+        /** record.format=debezium-json with ByteArrayConverter: pgsink reads the JSON itself. */
+        PGSINK_DEBEZIUM_JSON("pgsink-debezium-json", 1),
+        PGSINK_DEBEZIUM_JSON_2_TASKS("pgsink-debezium-json-2-tasks", 2);
 
         final String label;
         final int tasks;
@@ -214,7 +218,7 @@ class KafkaConnectThroughputIT
             throws Exception
     {
         assumeTrue(Boolean.getBoolean("pgsink.measure"), "a measurement: run with -Dpgsink.measure=true");
-        List<Case> cases = Stream.of(System.getProperty("pgsink.measure.cases", "debezium-jdbc,pgsink,pgsink-2-tasks,pgsink-4-tasks,pgsink-tuned").split(","))
+        List<Case> cases = Stream.of(System.getProperty("pgsink.measure.cases", "debezium-jdbc,pgsink,pgsink-2-tasks,pgsink-4-tasks,pgsink-tuned,pgsink-debezium-json,pgsink-debezium-json-2-tasks").split(","))
                 .map(label -> Stream.of(Case.values()).filter(each -> each.label.equals(label.trim())).findFirst()
                         .orElseThrow(() -> new IllegalArgumentException("No case " + label + " (pgsink.measure.cases)")))
                 .toList();
@@ -363,6 +367,13 @@ class KafkaConnectThroughputIT
         config.put("offsets.schema", schema.name());
         if (each == Case.PGSINK_TUNED) {
             config.putAll(tuned());
+        }
+        if (each == Case.PGSINK_DEBEZIUM_JSON || each == Case.PGSINK_DEBEZIUM_JSON_2_TASKS) {
+            config.remove("key.converter.schemas.enable");
+            config.remove("value.converter.schemas.enable");
+            config.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+            config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+            config.put("record.format", "debezium-json");
         }
         return config;
     }

@@ -111,6 +111,32 @@ class KafkaSinkConfigTest
     }
 
     @Test
+    void debeziumJsonFormatNeedsConvertersThatHandOverBytes()
+    {
+        Map<String, String> properties = connectorConfig();
+        assertThat(KafkaSinkConfig.parse(properties).recordFormat()).isEqualTo(RecordFormat.CONNECT);
+        properties.put("record.format", "debezium-json");
+        assertThatThrownBy(() -> KafkaSinkConfig.parse(properties))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Invalid pgsink connector configuration (2 problems):\n  ")
+                .hasMessageContaining("\n  Invalid value 'org.apache.kafka.connect.json.JsonConverter' for configuration key.converter: record.format=debezium-json reads the bytes of the records "
+                        + "itself: the converter must be org.apache.kafka.connect.converters.ByteArrayConverter or org.apache.kafka.connect.storage.StringConverter")
+                .hasMessageContaining("\n  Invalid value 'org.apache.kafka.connect.json.JsonConverter' for configuration value.converter: ");
+
+        properties.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
+        properties.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+        assertThat(KafkaSinkConfig.parse(properties).recordFormat()).isEqualTo(RecordFormat.DEBEZIUM_JSON);
+        // the worker's converters, which a connector does not see, are checked on the first record
+        properties.remove("key.converter");
+        properties.remove("value.converter");
+        assertThat(KafkaSinkConfig.parse(properties).recordFormat()).isEqualTo(RecordFormat.DEBEZIUM_JSON);
+
+        properties.put("record.format", "json");
+        assertThatThrownBy(() -> KafkaSinkConfig.parse(properties))
+                .hasMessageContaining("Invalid value 'json' for configuration record.format: must be one of connect, debezium-json");
+    }
+
+    @Test
     void configDefDocumentsEveryKey()
     {
         ConfigDef definition = KafkaSinkConfig.CONFIG_DEF;
@@ -181,7 +207,8 @@ class KafkaSinkConfigTest
                 Map.entry("delete.on.tombstone", "BOOLEAN 'false'"),
                 Map.entry("flattened.metadata.prefix", "STRING '__'"),
                 Map.entry("unavailable.value.placeholder", "STRING '__debezium_unavailable_value'"),
-                Map.entry("key.change.wait.ms", "LONG '30000'"));
+                Map.entry("key.change.wait.ms", "LONG '30000'"),
+                Map.entry("record.format", "CHOICE 'connect'"));
         List<String> differing = new ArrayList<>();
         for (int i = 0; i < SinkConfig.KEYS.size(); i++) {
             if (!KafkaSinkConfig.CONNECT_KEYS.get(i).equals(SinkConfig.KEYS.get(i))) {
