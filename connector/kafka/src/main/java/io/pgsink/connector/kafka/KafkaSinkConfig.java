@@ -113,6 +113,8 @@ public final class KafkaSinkConfig
             "key.converter.", "value.converter.", "header.converter.", "transforms.", "predicates.",
             "consumer.override.", "producer.override.", "admin.override.", "errors.");
     private static final String CONNECTOR_NAME = "name";
+    private static final String JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter";
+    private static final String REPLACE_NULL_WITH_DEFAULT = "value.converter.replace.null.with.default";
     private static final String IDENTITY_FORMAT = "${schema}.${table}";
 
     public static final ConfigDef CONFIG_DEF = ConnectConfigDef.of(CONNECT_KEYS);
@@ -201,10 +203,38 @@ public final class KafkaSinkConfig
             }
         }
 
+        if (own.problems().isEmpty() && own.get(RECORD_FORMAT_KEY) == RecordFormat.CONNECT) {
+            checkNullsStayNull(properties, problems);
+        }
+
         if (!problems.isEmpty()) {
             return Optional.empty();
         }
         return Optional.of(new KafkaSinkConfig(sink.orElseThrow(), routing.orElseThrow(), own));
+    }
+
+    /**
+     * JsonConverter reads a JSON {@code null} of a field whose schema has a default (Debezium puts
+     * each column's default there) as that default unless {@code replace.null.with.default=false}
+     * (Kafka 3.5+): a NULL the source holds would be written as the column's default. A connector
+     * naming JsonConverter must turn that off; the worker's converter, which a connector does not
+     * see, is README's to explain.
+     */
+    private static void checkNullsStayNull(Map<String, String> properties, List<ConfigProblem> problems)
+    {
+        String converter = properties.get("value.converter");
+        if (converter == null || !converter.trim().equals(JSON_CONVERTER)) {
+            return;
+        }
+        String replace = properties.get(REPLACE_NULL_WITH_DEFAULT);
+        String reason = "must be false with " + JSON_CONVERTER + ", which otherwise reads a NULL of a column that has a default as the default (Kafka 3.5+; "
+                + "set it on the source connector's value.converter too, where JsonConverter writes the default in place of the NULL)";
+        if (replace == null) {
+            problems.add(ConfigProblem.missing(REPLACE_NULL_WITH_DEFAULT, reason));
+        }
+        else if (!replace.trim().equalsIgnoreCase("false")) {
+            problems.add(ConfigProblem.invalid(REPLACE_NULL_WITH_DEFAULT, replace, false, reason));
+        }
     }
 
     static boolean isConnectKey(String key)

@@ -105,7 +105,8 @@ abstract class AbstractKafkaConnectSinkTest
         return Map.of("key.converter", "org.apache.kafka.connect.json.JsonConverter",
                 "key.converter.schemas.enable", "true",
                 "value.converter", "org.apache.kafka.connect.json.JsonConverter",
-                "value.converter.schemas.enable", "true");
+                "value.converter.schemas.enable", "true",
+                "value.converter.replace.null.with.default", "false");
     }
 
     /** Whether the records reach the connector as structs, so that Single Message Transforms such as ExtractNewRecordState can run in its worker. */

@@ -134,6 +134,8 @@ final class ConnectWorkerProcesses
         worker.setProperty("status.storage.partitions", "1");
         worker.setProperty("key.converter", "org.apache.kafka.connect.json.JsonConverter");
         worker.setProperty("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        // a source NULL stays NULL in the JSON, where the column has a default too
+        worker.setProperty("value.converter.replace.null.with.default", "false");
         worker.setProperty("listeners", "http://127.0.0.1:" + port);
         worker.setProperty("plugin.path", pluginPath.stream().map(Path::toString).collect(Collectors.joining(",")));
         worker.setProperty("plugin.discovery", "service_load");

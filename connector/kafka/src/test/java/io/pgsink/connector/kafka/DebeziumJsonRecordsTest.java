@@ -105,6 +105,7 @@ class DebeziumJsonRecordsTest
             new Column("c_connect_time", Time.builder().optional().build(), List.of(new java.util.Date(3_723_004))),
             new Column("c_connect_timestamp", Timestamp.builder().optional().build(), List.of(new java.util.Date(1_700_000_000_123L))),
             new Column("c_box", source(SchemaBuilder.bytes(), "BOX").optional().build(), List.of("(1,1),(0,0)".getBytes(StandardCharsets.UTF_8))),
+            new Column("c_defaulted", SchemaBuilder.string().defaultValue("open").optional().build(), List.of("closed")),
             new Column("c_required", SchemaBuilder.string().defaultValue("fallback").build(), List.of("set")));
 
     private static final Schema ROW;
@@ -339,7 +340,8 @@ class DebeziumJsonRecordsTest
     private static JsonConverter converter(boolean isKey)
     {
         JsonConverter converter = new JsonConverter();
-        converter.configure(Map.of("schemas.enable", "true"), isKey);
+        // as README requires of the struct path: a NULL of a column with a default stays NULL
+        converter.configure(Map.of("schemas.enable", "true", "replace.null.with.default", "false"), isKey);
         return converter;
     }
 

@@ -229,6 +229,7 @@ class KafkaConnectCrashIT
         config.put("key.converter.schemas.enable", "true");
         config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
         config.put("value.converter.schemas.enable", "true");
+        config.put("value.converter.replace.null.with.default", "false");
         config.put("target.url", schema.server().jdbcUrl());
         schema.server().properties().forEach((key, value) -> config.put("target." + key, (String) value));
         config.put("target.table.name.format", schema.name() + ".${table}");

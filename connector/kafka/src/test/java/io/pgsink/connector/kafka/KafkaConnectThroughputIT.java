@@ -343,6 +343,7 @@ class KafkaConnectThroughputIT
         config.put("key.converter.schemas.enable", "true");
         config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
         config.put("value.converter.schemas.enable", "true");
+        config.put("value.converter.replace.null.with.default", "false");
         Properties credentials = schema.server().properties();
         if (each == Case.DEBEZIUM) {
             config.put("connector.class", "io.debezium.connector.jdbc.JdbcSinkConnector");

@@ -33,6 +33,7 @@ class KafkaSinkConfigTest
         properties.put("key.converter.schemas.enable", "true");
         properties.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
         properties.put("value.converter.schemas.enable", "true");
+        properties.put("value.converter.replace.null.with.default", "false");
         properties.put("header.converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter");
         properties.put("transforms", "unwrap");
         properties.put("transforms.unwrap.type", "io.debezium.transforms.ExtractNewRecordState");
@@ -134,6 +135,28 @@ class KafkaSinkConfigTest
         properties.put("record.format", "json");
         assertThatThrownBy(() -> KafkaSinkConfig.parse(properties))
                 .hasMessageContaining("Invalid value 'json' for configuration record.format: must be one of connect, debezium-json");
+    }
+
+    @Test
+    void jsonConverterMustKeepNullsNull()
+    {
+        Map<String, String> properties = connectorConfig();
+        properties.remove("value.converter.replace.null.with.default");
+        assertThatThrownBy(() -> KafkaSinkConfig.parse(properties))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("Missing required configuration value.converter.replace.null.with.default")
+                .hasMessageContaining("must be false with org.apache.kafka.connect.json.JsonConverter, which otherwise reads a NULL of a column that has a default as the default");
+        properties.put("value.converter.replace.null.with.default", "true");
+        assertThatThrownBy(() -> KafkaSinkConfig.parse(properties))
+                .hasMessageContaining("Invalid value 'true' for configuration value.converter.replace.null.with.default: must be false");
+        properties.put("value.converter.replace.null.with.default", " FALSE ");
+        assertThat(KafkaSinkConfig.parse(properties).recordFormat()).isEqualTo(RecordFormat.CONNECT);
+        // another converter, or the worker's (which a connector does not see), is not checked
+        properties.remove("value.converter.replace.null.with.default");
+        properties.put("value.converter", "io.confluent.connect.avro.AvroConverter");
+        assertThat(KafkaSinkConfig.parse(properties).recordFormat()).isEqualTo(RecordFormat.CONNECT);
+        properties.remove("value.converter");
+        assertThat(KafkaSinkConfig.parse(properties).recordFormat()).isEqualTo(RecordFormat.CONNECT);
     }
 
     @Test

@@ -137,16 +137,20 @@ final class JsonValues
         throw new DataException("unknown Connect type " + schema.type());
     }
 
-    /** The value of a field that is null or missing. */
+    /**
+     * The value of a field that is null or missing: null where the schema allows it, even when the
+     * column has a default (JsonConverter's {@code replace.null.with.default=true}, its default,
+     * would write the column's default for a NULL the source holds); the default only where the
+     * field may not be null.
+     */
     @Nullable
     static Object absent(Schema schema)
     {
-        if (schema.defaultValue() != null) {
-            // as JsonConverter does (replace.null.with.default=true, its default)
-            return schema.defaultValue();
-        }
         if (schema.isOptional()) {
             return null;
+        }
+        if (schema.defaultValue() != null) {
+            return schema.defaultValue();
         }
         throw new DataException("a required " + schema.type() + (schema.name() == null ? "" : " (" + schema.name() + ")") + " is null");
     }
