@@ -713,6 +713,27 @@ abstract class AbstractKafkaConnectSinkTest
     }
 
     /**
+     * Debezium puts a column's default into the record schema; a NULL the source row holds must
+     * reach the target as NULL, not as that default (JsonConverter's replace.null.with.default).
+     */
+    @Test
+    void aNullInAColumnWithADefaultStaysNull()
+            throws Exception
+    {
+        List<Field> columns = List.of(new Field("id", 0, Schema.INT64_SCHEMA), new Field("status", 1, SchemaBuilder.string().optional().defaultValue("open").build()));
+        DebeziumTopic defaults = new DebeziumTopic("it", "public", "defaults", List.of("id"), columns);
+        connect.kafka().createTopic(defaults.topic(), 1);
+        schema.execute("CREATE TABLE defaults (id bigint PRIMARY KEY, status text DEFAULT 'open')");
+        defaults.insert(producer, 0, defaults.row("id", 1L, "status", null));
+        defaults.insert(producer, 0, defaults.row("id", 2L, "status", "closed"));
+        defaults.insert(producer, 0, defaults.row("id", 3L));
+
+        startConnector("defaults", connector("defaults", defaults.topic(), schema.name() + ".defaults", 1), 1);
+        awaitRows("SELECT id, coalesce(status, 'NULL') FROM defaults ORDER BY id", List.of(List.of("1", "NULL"), List.of("2", "closed"), List.of("3", "NULL")));
+        connect.deleteConnector("defaults");
+    }
+
+    /**
      * The target drops the task's connections while changes stream in, and the task is restarted:
      * retried flushes and replays leave no record lost and none applied twice (an append-only
      * table shows every duplicate).
