@@ -92,10 +92,7 @@ public final class SourceTableStore
             throws SQLException
     {
         clear(connection);
-        @Language("SQL")
-        String sql = "INSERT INTO " + qualifiedTable
-                + " (sink_name, table_oid, source_schema, source_table, partitioned, parent_oid, partition_bound, identity_without_key, read_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, now())";
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+        try (PreparedStatement statement = connection.prepareStatement(insert(qualifiedTable))) {
             for (StoredTable table : tables) {
                 statement.setString(1, sinkName);
                 statement.setLong(2, table.oid());
@@ -122,10 +119,24 @@ public final class SourceTableStore
     public int clear(Connection connection)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("DELETE FROM " + qualifiedTable + " WHERE sink_name = ?")) {
+        try (PreparedStatement statement = connection.prepareStatement(delete(qualifiedTable))) {
             statement.setString(1, sinkName);
             return statement.executeUpdate();
         }
+    }
+
+    /** Stores one table of a reading: a plain INSERT (the sink's rows were deleted first), as Greenplum 6 has no {@code ON CONFLICT}. */
+    @Language("SQL")
+    static String insert(String qualifiedTable)
+    {
+        return "INSERT INTO " + qualifiedTable
+                + " (sink_name, table_oid, source_schema, source_table, partitioned, parent_oid, partition_bound, identity_without_key, read_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, now())";
+    }
+
+    @Language("SQL")
+    static String delete(String qualifiedTable)
+    {
+        return "DELETE FROM " + qualifiedTable + " WHERE sink_name = ?";
     }
 
     /**

@@ -184,6 +184,7 @@ final class SourceTableWatch
                     renamed.put(finding.table(), finding.message());
                     holding = true;
                 }
+                case STOP_AT_OLD_NAME -> renamed.put(finding.table(), finding.message());
                 case STOP -> {
                     holding = true;
                     if (failure.compareAndSet(null, new SinkException(ErrorCode.SCHEMA_MISMATCH, finding.message()))) {

@@ -237,7 +237,9 @@ public final class StandaloneService
         SourceTableWatch tableWatch;
         try {
             ReadingStore readings = new TargetReadingStore(sinkConfig, TargetConnector.fromConfig(sinkConfig));
-            tableWatch = SourceTableWatch.start(name, new SourceTableReader(name, new SourceDatabase(config.debezium())), tableChanges(readings), readings, !committed.isEmpty(),
+            tableWatch = SourceTableWatch.start(name, new SourceTableReader(name, new SourceDatabase(config.debezium())), tableChanges(readings), readings,
+                    // after a load the stored reading is the load's (a load from scratch deletes the one before)
+                    !committed.isEmpty() || config.copyLoad(),
                     TABLE_WATCH_INTERVAL_MILLIS);
             Optional<SinkException> refused = tableWatch.failure();
             if (refused.isPresent()) {

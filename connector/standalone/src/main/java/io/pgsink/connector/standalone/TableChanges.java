@@ -44,6 +44,12 @@ final class TableChanges
         STOP_AT_FIRST_CHANGE,
         /** Stop now. */
         STOP,
+        /**
+         * Stop at a change under {@link Finding#table()}, the old name of a table renamed while pgsink
+         * was stopped: such a change was made before the rename, and Debezium, which looks the table
+         * up by that name, finds no key for it. Nothing else is held back.
+         */
+        STOP_AT_OLD_NAME,
     }
 
     /** One change, with the message that says what happened, to which target table, and what to do. */
@@ -199,6 +205,12 @@ final class TableChanges
             }
             if (!after.name().equals(before.name())) {
                 TableId renamedTarget = routing.apply(after.name());
+                if (when.equals(WHILE_STOPPED) && current.byName(before.name()).isEmpty()) {
+                    findings.add(new Finding(Kind.STOP_AT_OLD_NAME, before.name(), "Source table " + before.name() + " was renamed to " + after.name() + " (the same table, oid "
+                            + before.oid() + ") " + when + ", after changes pgsink had not streamed yet: they arrive under the old name, which Debezium no longer finds in the"
+                            + " source catalog, so they carry no key and cannot be applied. Load the table again (`pgsink reset --config FILE`, then `pgsink run`); to avoid this,"
+                            + " rename captured tables while pgsink runs."));
+                }
                 if (!captured.test(after.name())) {
                     findings.add(new Finding(Kind.WARNING, before.name(), "source table " + before.name() + " was renamed to " + after.name()
                             + ", which the source table and schema lists do not capture: its changes are no longer applied, and target table " + target

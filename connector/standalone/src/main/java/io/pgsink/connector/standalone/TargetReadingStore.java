@@ -1,7 +1,6 @@
 package io.pgsink.connector.standalone;
 
 import io.pgsink.copy.SqlFailures;
-import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.TableId;
 import io.pgsink.merge.LoadTargets;
@@ -119,7 +118,7 @@ final class TargetReadingStore
         }
         catch (SQLException e) {
             close();
-            throw SqlFailures.translate(e, ErrorCode.TRANSIENT, "Cannot " + what + " " + store.qualifiedTable() + " for sink " + config.sinkName());
+            throw SqlFailures.translate(e, "Cannot " + what + " " + store.qualifiedTable() + " for sink " + config.sinkName());
         }
     }
 

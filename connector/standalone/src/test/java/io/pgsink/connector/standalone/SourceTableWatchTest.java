@@ -69,6 +69,9 @@ class SourceTableWatchTest
         try (SourceTableWatch watch = start(true)) {
             assertThatThrownBy(() -> watch.beforeFirstChange(TableId.of("public", "t_renamed"))).isInstanceOf(SinkException.class)
                     .hasMessageStartingWith("Source table \"public\".\"t_a\" was renamed to \"public\".\"t_renamed\" (the same table, oid 1) while pgsink was stopped (or before its last stop):");
+            // a change under the old name was made before the rename, and comes without its key
+            assertThatThrownBy(() -> watch.beforeFirstChange(TableId.of("public", "t_a"))).isInstanceOf(SinkException.class)
+                    .hasMessageContaining("after changes pgsink had not streamed yet: they arrive under the old name");
             assertThat(store.stored).hasSize(1);
         }
     }
