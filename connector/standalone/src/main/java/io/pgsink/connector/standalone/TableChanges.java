@@ -31,7 +31,7 @@ import static java.util.Objects.requireNonNull;
  * also says how to have pgsink forget the stored table once the target is corrected by hand, and
  * a rename whose target table was renamed too is followed without a stop.
  *
- * <p>Stateless.
+ * <p>Stateless; asks the {@link StoredReading} about the target only when it finds a rename.
  */
 final class TableChanges
 {
@@ -97,11 +97,7 @@ final class TableChanges
     private final UnaryOperator<TableId> routing;
     private final StoredReading stored;
 
-    /**
-     * @param captured whether a source table is captured
-     * @param viaRoot whether partitions are published via their root ({@code publish.via.partition.root})
-     * @param routing the target table of a source table
-     */
+    /** Without a stored reading: see the other constructor. */
     TableChanges(Predicate<TableId> captured, boolean viaRoot, UnaryOperator<TableId> routing)
     {
         this(captured, viaRoot, routing, StoredReading.NONE);

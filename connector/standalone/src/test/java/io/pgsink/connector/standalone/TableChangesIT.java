@@ -295,6 +295,32 @@ class TableChangesIT
         }
     }
 
+    /** Nested partitions: a partition attached to a partitioned partition of a table published via its root stops too, naming the root's target table. */
+    @Test
+    void aPartitionAttachedToAPartitionedPartitionStops()
+            throws Exception
+    {
+        source.execute("CREATE TABLE public.nested (id int, region text, v text, PRIMARY KEY (id, region)) PARTITION BY LIST (region)",
+                "CREATE TABLE public.nested_east PARTITION OF public.nested FOR VALUES IN ('east') PARTITION BY RANGE (id)",
+                "CREATE TABLE public.nested_east_low PARTITION OF public.nested_east FOR VALUES FROM (0) TO (100)",
+                "INSERT INTO public.nested VALUES (1, 'east', 'a')",
+                "CREATE TABLE public.nested_east_high (id int, region text, v text, PRIMARY KEY (id, region))",
+                "INSERT INTO public.nested_east_high VALUES (150, 'east', 'existing')");
+        Map<String, String> properties = configuration("public.nested");
+        properties.put("source.publish.via.partition.root", "true");
+        assertThat(stopsAfter(properties, running -> {
+                awaitEqual(running, "SELECT id, region, v FROM public.nested ORDER BY id");
+                source.execute("ALTER TABLE public.nested_east ATTACH PARTITION public.nested_east_high FOR VALUES FROM (100) TO (200)");
+                RunningService.await("the table watch to stop the service", CATCH_UP, () -> {
+                    source.execute("UPDATE public.nested SET v = v WHERE id = 1");
+                    assertThat(running.service().state()).isIn(ServiceState.State.FAILED, ServiceState.State.STOPPED);
+                });
+        }).getMessage()).startsWith("Partition \"public\".\"nested_east_high\" (FOR VALUES FROM (100) TO (200)) was attached to source table \"public\".\"nested_east\","
+                + " which is published via its root, while pgsink streamed: the rows it held before were not streamed (attaching a partition writes no change events),"
+                + " so target table \"public\".\"nested\" lacks them.");
+        assertThat(target.query("SELECT count(*) FROM public.nested WHERE id = 150")).containsExactly(List.of("0"));
+    }
+
     /** Starts the service, waits until the target equals the source for each query, and stops it cleanly. */
     private void runUntilEqual(Map<String, String> properties, String... queries)
     {
