@@ -229,6 +229,7 @@ class TableChangesIT
         Throwable failure = stopsAfter(properties, running -> {
                 awaitEqual(running, "SELECT id, v FROM public.again");
                 awaitEqual(running, "SELECT id, v FROM public.other");
+                awaitWatching(properties);
                 source.execute("DROP TABLE public.again", "CREATE TABLE public.again (id int PRIMARY KEY, v text)", "INSERT INTO public.again VALUES (2, 'new')");
                 // the watch notices within seconds; the next batch stops
                 RunningService.await("the table watch", CATCH_UP, () -> {
@@ -260,6 +261,7 @@ class TableChangesIT
         String rows = "SELECT id, region, v FROM public.parted ORDER BY id";
         assertThat(stopsAfter(properties, running -> {
                 awaitEqual(running, rows);
+                awaitWatching(properties);
                 source.execute("ALTER TABLE public.parted ATTACH PARTITION public.parted_north FOR VALUES IN ('north')");
                 tickUntilStopped(running, "UPDATE public.parted SET v = v WHERE id = 1");
         }).getMessage()).isEqualTo("Partition \"public\".\"parted_north\" (FOR VALUES IN ('north')) was attached to source table \"public\".\"parted\","
@@ -310,6 +312,7 @@ class TableChangesIT
         properties.put("source.publish.via.partition.root", "true");
         assertThat(stopsAfter(properties, running -> {
                 awaitEqual(running, "SELECT id, region, v FROM public.nested ORDER BY id");
+                awaitWatching(properties);
                 source.execute("ALTER TABLE public.nested_east ATTACH PARTITION public.nested_east_high FOR VALUES FROM (100) TO (200)");
                 tickUntilStopped(running, "UPDATE public.nested SET v = v WHERE id = 1");
         }).getMessage()).startsWith("Partition \"public\".\"nested_east_high\" (FOR VALUES FROM (100) TO (200)) was attached to source table \"public\".\"nested_east\","
@@ -325,7 +328,18 @@ class TableChangesIT
             for (String query : queries) {
                 awaitEqual(running, query);
             }
+            awaitWatching(properties);
         }
+    }
+
+    /**
+     * Waits for the table watch's first reading, which it stores in the target: the initial load
+     * may have brought the target equal before the watch started, and a change made before its
+     * first reading is that reading's starting point, not a change.
+     */
+    private void awaitWatching(Map<String, String> properties)
+    {
+        RunningService.await("the table watch's first reading, stored in the target", CATCH_UP, () -> assertThat(storedTables(properties)).isNotEmpty());
     }
 
     /** The source tables pgsink stored for the sink, by name. */
@@ -408,6 +422,7 @@ class TableChangesIT
         try (RunningService running = RunningService.start(properties)) {
             awaitEqual(running, "SELECT id, v FROM public.t_one");
             awaitEqual(running, "SELECT id, v FROM public.t_two");
+            awaitWatching(properties);
             source.execute("ALTER TABLE public.t_two RENAME TO t_renamed", "CREATE TABLE public.t_new (id int PRIMARY KEY, v text)",
                     "INSERT INTO public.t_new VALUES (1, 'after the rename')", "INSERT INTO public.t_one VALUES (2, 'after the rename')");
             // t_new's change is applied after a reading that saw the rename, and so is t_one's after it
