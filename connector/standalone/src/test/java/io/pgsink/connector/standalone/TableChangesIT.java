@@ -2,6 +2,8 @@ package io.pgsink.connector.standalone;
 
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
+import io.pgsink.core.SourcePosition;
+import org.intellij.lang.annotations.Language;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -321,14 +323,25 @@ class TableChangesIT
         assertThat(target.query("SELECT count(*) FROM public.nested WHERE id = 150")).containsExactly(List.of("0"));
     }
 
-    /** Starts the service, waits until the target equals the source for each query, and stops it cleanly. */
-    private void runUntilEqual(Map<String, String> properties, String... queries)
+    /**
+     * Starts the service, waits for the watch's first reading, streams {@code change} through it
+     * (so that Debezium streams before it is stopped), waits until the target equals the source for
+     * each query, and stops it cleanly.
+     */
+    private void runUntilEqual(Map<String, String> properties, @Language("SQL") String change, String... queries)
+            throws SQLException
     {
         try (RunningService running = RunningService.start(properties)) {
+            awaitWatching(properties);
+            Map<String, SourcePosition> before = running.service().committedPositions();
+            source.execute(change);
+            RunningService.await("the change streamed and its position stored", CATCH_UP, () -> {
+                running.assertRunning();
+                assertThat(running.service().committedPositions()).isNotEqualTo(before);
+            });
             for (String query : queries) {
                 awaitEqual(running, query);
             }
-            awaitWatching(properties);
         }
     }
 
@@ -360,7 +373,7 @@ class TableChangesIT
         source.execute("CREATE TABLE public.t_one (id int PRIMARY KEY, v text)", "CREATE TABLE public.t_two (id int PRIMARY KEY, v text)",
                 "INSERT INTO public.t_one VALUES (1, 'one')", "INSERT INTO public.t_two VALUES (1, 'two')");
         Map<String, String> properties = configuration("public\\.t_.*");
-        runUntilEqual(properties, "SELECT id, v FROM public.t_one", "SELECT id, v FROM public.t_two");
+        runUntilEqual(properties, "UPDATE public.t_one SET v = v", "SELECT id, v FROM public.t_one", "SELECT id, v FROM public.t_two");
         assertThat(storedTables(properties)).containsExactly(List.of("t_one"), List.of("t_two"));
 
         source.execute("ALTER TABLE public.t_two RENAME TO t_renamed", "INSERT INTO public.t_one VALUES (2, 'after the rename')", "INSERT INTO public.t_renamed VALUES (3, 'after the rename')");
@@ -395,7 +408,7 @@ class TableChangesIT
     {
         source.execute("CREATE TABLE public.t_two (id int PRIMARY KEY, v text)", "INSERT INTO public.t_two VALUES (1, 'two')");
         Map<String, String> properties = configuration("public\\.t_.*");
-        runUntilEqual(properties, "SELECT id, v FROM public.t_two");
+        runUntilEqual(properties, "UPDATE public.t_two SET v = v", "SELECT id, v FROM public.t_two");
         source.execute("UPDATE public.t_two SET v = 'before the rename'", "ALTER TABLE public.t_two RENAME TO t_renamed");
         assertThat(stopsAfter(properties, running -> {}).getMessage()).matches("Source table \"public\".\"t_two\" was renamed to \"public\".\"t_renamed\" \\(the same table, oid \\d+\\)"
                 + " while pgsink was stopped \\(or before its last stop\\), after changes pgsink had not streamed yet: they arrive under the old name, which Debezium no longer finds"
@@ -446,7 +459,7 @@ class TableChangesIT
         source.execute("CREATE TABLE public.again (id int PRIMARY KEY, v text)", "INSERT INTO public.again VALUES (1, 'old')");
         Map<String, String> properties = configuration("public.again");
         properties.put("source.publication.autocreate.mode", "all_tables");
-        runUntilEqual(properties, "SELECT id, v FROM public.again");
+        runUntilEqual(properties, "UPDATE public.again SET v = v", "SELECT id, v FROM public.again");
 
         source.execute("DROP TABLE public.again", "CREATE TABLE public.again (id int PRIMARY KEY, v text)", "INSERT INTO public.again VALUES (2, 'new')");
         String expected = "Source table \"public\".\"again\" was dropped and created again \\(oid \\d+, now \\d+\\) while pgsink was stopped \\(or before its last stop\\): target table"
@@ -459,7 +472,7 @@ class TableChangesIT
 
         // as the message says: the target emptied (the new table's rows stream from the stored position), the stored table forgotten
         target.execute("DELETE FROM public.again", forget(properties, "again"));
-        runUntilEqual(properties, "SELECT id, v FROM public.again");
+        runUntilEqual(properties, "UPDATE public.again SET v = v", "SELECT id, v FROM public.again");
     }
 
     /**
@@ -479,7 +492,7 @@ class TableChangesIT
         Map<String, String> properties = configuration("public.parted");
         properties.put("source.publish.via.partition.root", "true");
         String rows = "SELECT id, region, v FROM public.parted ORDER BY id";
-        runUntilEqual(properties, rows);
+        runUntilEqual(properties, "UPDATE public.parted SET v = v WHERE id = 1", rows);
         assertThat(storedTables(properties)).containsExactly(List.of("parted"), List.of("parted_east"), List.of("parted_west"));
 
         source.execute("ALTER TABLE public.parted ATTACH PARTITION public.parted_north FOR VALUES IN ('north')", "ALTER TABLE public.parted DETACH PARTITION public.parted_west");
@@ -505,7 +518,7 @@ class TableChangesIT
         source.execute("CREATE TABLE public.keyed (id int PRIMARY KEY, k int NOT NULL, v text)",
                 "INSERT INTO public.keyed SELECT g, g % 3, 'v' || g FROM generate_series(1, 6) g");
         Map<String, String> properties = configuration("public.keyed");
-        runUntilEqual(properties, "SELECT id, k, v FROM public.keyed ORDER BY id, k");
+        runUntilEqual(properties, "UPDATE public.keyed SET v = v WHERE id = 1", "SELECT id, k, v FROM public.keyed ORDER BY id, k");
         source.execute("ALTER TABLE public.keyed DROP CONSTRAINT keyed_pkey, ADD PRIMARY KEY (id, k)", "INSERT INTO public.keyed VALUES (1, 5, 'same id, other k')");
         assertThat(stopsAfter(properties, running -> {}).getMessage()).startsWith("Cannot apply changes of \"public\".\"keyed\" to \"public\".\"keyed\": source key [id, k]"
                 + " differs from the target's primary key [id]");
@@ -519,7 +532,7 @@ class TableChangesIT
     {
         source.execute("CREATE TABLE public.ident (id int PRIMARY KEY, u int NOT NULL UNIQUE, v text)", "INSERT INTO public.ident SELECT g, g, 'v' || g FROM generate_series(1, 3) g");
         Map<String, String> properties = configuration("public.ident");
-        runUntilEqual(properties, "SELECT id, u, v FROM public.ident ORDER BY id");
+        runUntilEqual(properties, "UPDATE public.ident SET v = v WHERE id = 1", "SELECT id, u, v FROM public.ident ORDER BY id");
         source.execute("ALTER TABLE public.ident REPLICA IDENTITY USING INDEX ident_u_key", "DELETE FROM public.ident WHERE id = 1");
         assertThat(stopsAfter(properties, running -> {}).getMessage()).startsWith("Source table \"public\".\"ident\" has REPLICA IDENTITY USING INDEX of an index without (all) its primary key columns");
         assertThat(target.query("SELECT count(*) FROM public.ident")).containsExactly(List.of("3"));
