@@ -1,6 +1,5 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.SqlFailures;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.TableId;
 import org.intellij.lang.annotations.Language;
@@ -9,7 +8,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -56,17 +54,7 @@ public final class LoadProgressStore
     public void createTable(Connection connection, Dialect dialect)
             throws SQLException
     {
-        try (Statement statement = connection.createStatement()) {
-            statement.execute(SinkTables.initialLoadTable(qualifiedTable, dialect));
-            connection.commit();
-        }
-        catch (SQLException e) {
-            // another sink created it at the same moment
-            if (!SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState()) && !SqlFailures.DUPLICATE_TABLE.equals(e.getSQLState())) {
-                throw e;
-            }
-            connection.rollback();
-        }
+        SinkTables.create(connection, SinkTables.initialLoadTable(qualifiedTable, dialect));
     }
 
     /** What the table holds for this sink. */

@@ -1,6 +1,5 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.SqlFailures;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SourcePosition;
 
@@ -8,7 +7,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -49,18 +47,7 @@ final class PositionStore
     void createTable(Connection connection, Dialect dialect)
             throws SQLException
     {
-        try (Statement statement = connection.createStatement()) {
-            statement.execute(SinkTables.offsetsTable(qualifiedTable, dialect));
-            connection.commit();
-        }
-        catch (SQLException e) {
-            String state = e.getSQLState();
-            if (!SqlFailures.UNIQUE_VIOLATION.equals(state) && !SqlFailures.DUPLICATE_TABLE.equals(state)
-                    && !SqlFailures.DUPLICATE_OBJECT.equals(state)) {
-                throw e;
-            }
-            connection.rollback();
-        }
+        SinkTables.create(connection, SinkTables.offsetsTable(qualifiedTable, dialect));
     }
 
     /** The positions the sink stored, by source partition. */

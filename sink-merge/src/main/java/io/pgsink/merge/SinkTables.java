@@ -1,5 +1,10 @@
 package io.pgsink.merge;
 
+import io.pgsink.copy.SqlFailures;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
 
 /**
@@ -9,6 +14,29 @@ import java.util.List;
 final class SinkTables
 {
     private SinkTables() {}
+
+    /**
+     * Runs {@code createTable} (a {@code CREATE TABLE IF NOT EXISTS}) in a transaction of its own.
+     * Several sinks or tasks may start at once: {@code CREATE TABLE IF NOT EXISTS} is not atomic,
+     * and the loser fails on the catalog's unique index, or finds the row type taken; the table
+     * exists then.
+     */
+    static void create(Connection connection, String createTable)
+            throws SQLException
+    {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(createTable);
+            connection.commit();
+        }
+        catch (SQLException e) {
+            String state = e.getSQLState();
+            if (!SqlFailures.UNIQUE_VIOLATION.equals(state) && !SqlFailures.DUPLICATE_TABLE.equals(state)
+                    && !SqlFailures.DUPLICATE_OBJECT.equals(state)) {
+                throw e;
+            }
+            connection.rollback();
+        }
+    }
 
     /** The offsets table: one row per sink and source partition, keyed (and distributed) by both. */
     static String offsetsTable(String qualifiedName, Dialect dialect)
@@ -38,5 +66,17 @@ final class SinkTables
                 + " row_key text NOT NULL, source_partition text NOT NULL, source_offset text NOT NULL, column_name text, reason text NOT NULL,"
                 + " row_values text, rejected_at timestamp with time zone NOT NULL DEFAULT now())"
                 + dialect.distribution().distributedBy(List.of());
+    }
+
+    /**
+     * The standalone service's reading of the captured source tables ({@link SourceTableStore}):
+     * one row per sink and source table oid.
+     */
+    static String sourceTablesTable(String qualifiedName, Dialect dialect)
+    {
+        return "CREATE TABLE IF NOT EXISTS " + qualifiedName
+                + " (sink_name text NOT NULL, table_oid bigint NOT NULL, source_schema text NOT NULL, source_table text NOT NULL, partitioned boolean NOT NULL,"
+                + " parent_oid bigint NOT NULL, partition_bound text, identity_without_key boolean NOT NULL, read_at timestamp with time zone NOT NULL,"
+                + " PRIMARY KEY (sink_name, table_oid))" + dialect.distribution().distributedBy(List.of("sink_name", "table_oid"));
     }
 }

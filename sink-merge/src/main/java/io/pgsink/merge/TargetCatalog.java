@@ -110,6 +110,20 @@ final class TargetCatalog
         return Optional.of(new TargetTable(id, columns, primaryKey, distributionKey, updatable, appendOptimized));
     }
 
+    /** Whether {@code id} names a table the user can see. */
+    static boolean exists(Connection connection, TableId id)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p')")) {
+            statement.setString(1, id.schema());
+            statement.setString(2, id.table());
+            try (ResultSet rows = statement.executeQuery()) {
+                return rows.next();
+            }
+        }
+    }
+
     static boolean schemaExists(Connection connection, String schema)
             throws SQLException
     {

@@ -124,6 +124,12 @@ class DialectSqlTest
         String loadProgress = SinkTables.initialLoadTable("\"meta\".\"pgsink_initial_load\"", dialect);
         assertThat(loadProgress).endsWith("PRIMARY KEY (sink_name, source_schema, source_table, chunk)) DISTRIBUTED BY (\"sink_name\", \"source_schema\", \"source_table\", \"chunk\")");
         statements.add(loadProgress);
+        // the standalone service's reading of the source tables: the same, replaced by DELETE and INSERT
+        String sourceTables = SinkTables.sourceTablesTable("\"meta\".\"pgsink_source_tables\"", dialect);
+        assertThat(sourceTables).endsWith("PRIMARY KEY (sink_name, table_oid)) DISTRIBUTED BY (\"sink_name\", \"table_oid\")");
+        statements.add(sourceTables);
+        statements.add(SourceTableStore.delete("\"meta\".\"pgsink_source_tables\""));
+        statements.add(SourceTableStore.insert("\"meta\".\"pgsink_source_tables\""));
         String deadLetters = SinkTables.deadLetterTable("\"meta\".\"pgsink_dead_letters\"", dialect);
         assertThat(deadLetters).endsWith(" DISTRIBUTED RANDOMLY");
         statements.add(deadLetters);

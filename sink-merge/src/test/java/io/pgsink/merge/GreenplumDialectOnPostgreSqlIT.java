@@ -28,6 +28,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -206,6 +207,35 @@ class GreenplumDialectOnPostgreSqlIT
                     .extracting(e -> ((SinkException) e).errorCode()).isEqualTo(ErrorCode.SCHEMA_MISMATCH);
         }
         assertThat(TestingSink.query(schema, "SELECT count(*) FROM misplaced")).containsExactly(List.of("0"));
+    }
+
+    @Test
+    void theSourceTablesReadingIsReplacedWithPlainStatements()
+            throws SQLException
+    {
+        SinkConfig config = config(Map.of());
+        SourceTableStore store = new SourceTableStore(config);
+        List<SourceTableStore.StoredTable> reading = List.of(
+                new SourceTableStore.StoredTable(16384, TableId.of("public", "parted"), true, 0, Optional.empty(), false),
+                new SourceTableStore.StoredTable(16390, TableId.of("public", "parted_east"), false, 16384, Optional.of("FOR VALUES IN ('east')"), false));
+        int mark = sent.size();
+        try (Connection connection = connector(config).connect()) {
+            connection.setAutoCommit(false);
+            store.createTable(connection, Dialect.GREENPLUM);
+            store.replace(connection, reading);
+            connection.commit();
+            assertThat(store.read(connection)).containsExactlyElementsOf(reading);
+            store.replace(connection, reading.subList(1, 2));
+            connection.commit();
+            assertThat(store.read(connection)).containsExactly(reading.get(1));
+            // the statement a stop names forgets the table
+            try (Statement statement = connection.createStatement()) {
+                statement.execute(store.forgetStatement(TableId.of("public", "parted_east")));
+            }
+            assertThat(store.read(connection)).isEmpty();
+            connection.commit();
+        }
+        assertThat(sentSince(mark)).anySatisfy(sql -> assertThat(sql).endsWith(" DISTRIBUTED BY (\"sink_name\", \"table_oid\")"));
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.pgsink.copy.SqlFailures;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
 import io.pgsink.merge.MergeApplier;
+import io.pgsink.merge.TargetConnector;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -19,7 +20,8 @@ import java.util.concurrent.Callable;
 /**
  * {@code pgsink reset --config FILE}: the recovery when the source can no longer resume the sink
  * (its replication slot was dropped, or its stored position is gone from the server). It forgets
- * the positions stored for {@code sink.name} in the target's offsets table and drops the sink's
+ * the positions stored for {@code sink.name} in the target's offsets table (and the source tables
+ * stored with them, see {@link SourceTableWatch}) and drops the sink's
  * replication slot when it still exists, so that the next {@code pgsink run} loads every captured
  * table again (Debezium's snapshot; each target table is emptied in the transaction that loads its
  * first snapshot rows) and streams from there. Refuses while the slot is in use (a service still
@@ -57,6 +59,10 @@ final class ResetCommand
         int forgotten;
         try (MergeApplier applier = MergeApplier.builder(parsed.sink()).build()) {
             forgotten = applier.forgetPositions();
+        }
+        // the next run starts afresh: what it finds in the source catalog is its baseline
+        try (TargetReadingStore readings = new TargetReadingStore(parsed.sink(), TargetConnector.fromConfig(parsed.sink()))) {
+            readings.forget();
         }
         out.println("pgsink reset: " + (dropped ? "dropped replication slot " + slot : "replication slot " + slot + " did not exist")
                 + "; forgot " + forgotten + " stored position(s) of sink " + parsed.sink().sinkName()

@@ -27,7 +27,8 @@ interface SourceTableCheck
     /**
      * Called before the first change of {@code table} in an engine run is applied.
      *
-     * @throws SinkException when that change must not be applied (the table was renamed from another captured one)
+     * @throws SinkException when that change must not be applied (the table was renamed from another captured one, or,
+     *         under its old name, renamed while pgsink was stopped after the change was made)
      */
     void beforeFirstChange(TableId table);
 

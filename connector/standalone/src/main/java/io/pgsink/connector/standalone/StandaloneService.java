@@ -236,7 +236,11 @@ public final class StandaloneService
         AtomicReference<Throwable> error = new AtomicReference<>();
         SourceTableWatch tableWatch;
         try {
-            tableWatch = SourceTableWatch.start(name, new SourceDatabase(config.debezium()), tableChanges(), TABLE_WATCH_INTERVAL_MILLIS);
+            ReadingStore readings = new TargetReadingStore(sinkConfig, TargetConnector.fromConfig(sinkConfig));
+            tableWatch = SourceTableWatch.start(name, new SourceTableReader(name, new SourceDatabase(config.debezium())), tableChanges(readings), readings,
+                    // after a load the stored reading is the load's (a load from scratch deletes the one before)
+                    !committed.isEmpty() || config.copyLoad(),
+                    TABLE_WATCH_INTERVAL_MILLIS);
             Optional<SinkException> refused = tableWatch.failure();
             if (refused.isPresent()) {
                 tableWatch.close();
@@ -300,11 +304,11 @@ public final class StandaloneService
     }
 
     /** What a change of the captured source tables between two readings of the catalog means to the target. */
-    private TableChanges tableChanges()
+    private TableChanges tableChanges(ReadingStore readings)
     {
         CapturedTables captured = config.capturedTables();
         return new TableChanges(table -> captured.captures(table.schema(), table.table()), Boolean.parseBoolean(config.debezium().getOrDefault("publish.via.partition.root", "false")),
-                sinkConfig.tableNameFormat()::targetOf);
+                sinkConfig.tableNameFormat()::targetOf, readings);
     }
 
     private SinkException slotCreationTimedOut(SlotCreationWatch slotWatch)

@@ -107,6 +107,7 @@ class SourceRecoveryIT
                 assertThat(running.service().committedPositions()).isNotEmpty();
             });
         }
+        assertThat(target.query("SELECT source_table FROM public.pgsink_source_tables WHERE sink_name = '" + sinkName + "'")).containsExactly(List.of("items"));
         source.execute("SELECT pg_drop_replication_slot('" + sinkName + "')", "INSERT INTO public.items VALUES (11, 'while the slot was gone')");
 
         Path file = TestingCommand.configFile(directory.resolve("pgsink.properties"), properties());
@@ -123,6 +124,8 @@ class SourceRecoveryIT
         assertThat(reset.exitCode()).as(reset.err()).isZero();
         assertThat(reset.out()).isEqualTo("pgsink reset: replication slot " + sinkName + " did not exist; forgot 1 stored position(s) of sink " + sinkName
                 + ". The next pgsink run snapshots every captured table and streams from there.\n");
+        // the source tables as the last run read them are forgotten too: the next run takes them as it finds them
+        assertThat(target.query("SELECT count(*) FROM public.pgsink_source_tables WHERE sink_name = '" + sinkName + "'")).containsExactly(List.of("0"));
 
         try (RunningService running = RunningService.start(properties())) {
             RunningService.await("the source loaded again, with the change made while the slot was gone", CATCH_UP, () -> {

@@ -8,6 +8,7 @@ import io.pgsink.merge.Dialect;
 import io.pgsink.merge.LoadProgress;
 import io.pgsink.merge.LoadProgressStore;
 import io.pgsink.merge.LoadTargets;
+import io.pgsink.merge.SourceTableStore;
 import io.pgsink.merge.TargetConnector;
 import io.pgsink.merge.TargetTable;
 import org.slf4j.Logger;
@@ -62,6 +63,7 @@ public final class InitialLoad
     private final TargetConnector targetConnector;
     private final LoadListener listener;
     private final LoadProgressStore progressStore;
+    private final SourceTableStore sourceTables;
     private final String name;
     private volatile boolean stopping;
 
@@ -71,6 +73,7 @@ public final class InitialLoad
         this.targetConnector = requireNonNull(targetConnector, "targetConnector is null");
         this.listener = requireNonNull(listener, "listener is null");
         this.progressStore = new LoadProgressStore(settings.sink());
+        this.sourceTables = new SourceTableStore(settings.sink());
         this.name = settings.sink().sinkName();
     }
 
@@ -88,6 +91,7 @@ public final class InitialLoad
             target.setAutoCommit(false);
             Dialect dialect = LoadTargets.dialect(target, settings.sink().targetDialect());
             progressStore.createTable(target, dialect);
+            sourceTables.createTable(target, dialect);
             LoadProgress progress = progressStore.read(target);
             target.commit();
             if (progress.complete() && !positionsStored && !slotExists()) {
@@ -176,6 +180,8 @@ public final class InitialLoad
             else {
                 progressStore.clear(target);
                 progressStore.started(target, snapshot.lsn(), snapshotText);
+                // a load from scratch: what the source tables were before it is of no concern to its target
+                sourceTables.clear(target);
             }
             LoadTargets.truncate(target, targets);
             target.commit();
