@@ -44,6 +44,7 @@ abstract class AbstractGreenplumMergeTest
         // without columns, Greenplum distributes by the primary key
         String distribution = distributedBy.length == 0 ? "" : Dialect.GREENPLUM.distribution().distributedBy(List.of(distributedBy));
         schema.execute("CREATE TABLE " + name + " (" + definitions + ")" + distribution);
+        tableCreated(name);
     }
 
     @Override

@@ -31,6 +31,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 
@@ -54,6 +55,8 @@ abstract class AbstractMergeTest
 
     protected TestingSchema schema;
     private final List<AutoCloseable> sinks = new ArrayList<>();
+    /** The role the sinks' sessions take where the suite's sink user may not UPDATE ({@link #suiteMayUpdate()}). */
+    private Optional<TestingRoleWithoutUpdate> roleWithoutUpdate = Optional.empty();
 
     /** The server the suite runs against; asked once, before the first test. */
     protected abstract TestingPostgreSqlServer server();
@@ -67,10 +70,14 @@ abstract class AbstractMergeTest
         return Map.of();
     }
 
-    /** How the sinks connect to the target; a subclass may look at or change what they send. */
+    /**
+     * How the sinks connect to the target, as the suite's sink user; a subclass may look at or
+     * change what they send.
+     */
     protected TargetConnector connector(SinkConfig config)
     {
-        return TargetConnector.fromConfig(config);
+        TargetConnector connector = TargetConnector.fromConfig(config);
+        return roleWithoutUpdate.map(role -> role.connector(connector)).orElse(connector);
     }
 
     /**
@@ -82,6 +89,17 @@ abstract class AbstractMergeTest
             throws SQLException
     {
         schema.execute("CREATE TABLE " + name + " (" + definitions + ")");
+        tableCreated(name);
+    }
+
+    /** To be called by every {@link #createTable}: grants the suite's sink user what it may do with the table. */
+    protected final void tableCreated(String name)
+            throws SQLException
+    {
+        if (roleWithoutUpdate.isPresent()) {
+            // tables of other schemas than the test's
+            roleWithoutUpdate.get().grantOn(schema, name);
+        }
     }
 
     /** Events in {@link #randomStreamEqualsReferenceModel()}; the last quarter of them is delivered twice. */
@@ -98,6 +116,9 @@ abstract class AbstractMergeTest
             throws SQLException
     {
         schema = server().createSchema("merge");
+        if (!suiteMayUpdate()) {
+            roleWithoutUpdate = Optional.of(TestingRoleWithoutUpdate.create(schema));
+        }
     }
 
     @AfterEach
@@ -122,7 +143,13 @@ abstract class AbstractMergeTest
             }
         }
         finally {
-            stopServer();
+            try {
+                // the schema is gone: what else the role owns or was granted, then the role
+                roleWithoutUpdate.ifPresent(role -> role.drop(server()));
+            }
+            finally {
+                stopServer();
+            }
         }
     }
 
