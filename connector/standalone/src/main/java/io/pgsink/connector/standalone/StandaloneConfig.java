@@ -78,9 +78,11 @@ public final class StandaloneConfig
     static final ConfigKey<Long> SLOT_CREATION_LOG_INTERVAL_MS_KEY = ConfigKey.optional(SLOT_CREATION_LOG_INTERVAL_MS, ConfigType.LONG, 10_000L,
             "While the replication slot is being created, how often the open source transactions it waits for (pid, xid, age) are logged.").withValidator(ConfigValidator.atLeast(100));
 
-    static final ConfigKey<Long> INITIAL_LOAD_PARALLELISM = ConfigKey.optional("initial.load.parallelism", ConfigType.LONG, 4L,
-            "How many chunks the initial load copies at once (one source and one target connection each); tables and chunks of large tables are loaded in parallel.")
-            .withValidator(ConfigValidator.between(1, 64));
+    static final ConfigKey<Long> INITIAL_LOAD_PARALLELISM = ConfigKey.optional("initial.load.parallelism", ConfigType.LONG, 0L,
+            "How many chunks the initial load copies at once (one source and one target connection each); tables and chunks of large tables are loaded in parallel. "
+                    + "0: as many as the JVM has processors, at least 2 and at most 4 (each chunk keeps a client thread and two server processes busy: "
+                    + "on 2 cores, 2 at once copied 5% to 20% faster than 4).")
+            .withValidator(ConfigValidator.between(0, 64));
     static final ConfigKey<Long> INITIAL_LOAD_CHUNK_BYTES = ConfigKey.optional("initial.load.chunk.bytes", ConfigType.LONG, 64L * 1024 * 1024,
             "The initial load splits a source table into chunks of this many bytes of heap (ctid ranges, PostgreSQL 14+ sources), each copied and committed on its own.")
             .withValidator(ConfigValidator.atLeast(1024 * 1024));
@@ -358,8 +360,14 @@ public final class StandaloneConfig
         };
         return new LoadSettings(sink, source::connect, source.slotName(), source.publicationName(), source.publicationMode().getValue(), filter,
                 sink.tableNameFormat()::targetOf,
-                Math.toIntExact(own.get(INITIAL_LOAD_PARALLELISM)), own.get(INITIAL_LOAD_CHUNK_BYTES), own.get(INITIAL_LOAD_COPY_FORMAT),
+                initialLoadParallelism(own.get(INITIAL_LOAD_PARALLELISM), Runtime.getRuntime().availableProcessors()), own.get(INITIAL_LOAD_CHUNK_BYTES), own.get(INITIAL_LOAD_COPY_FORMAT),
                 own.get(INITIAL_LOAD_PROGRESS_INTERVAL_MS), slotCreationTimeoutMillis());
+    }
+
+    /** {@code initial.load.parallelism}, where 0 means the processors, 2 to 4. */
+    static int initialLoadParallelism(long configured, int processors)
+    {
+        return configured > 0 ? Math.toIntExact(configured) : Math.min(4, Math.max(2, processors));
     }
 
     public UnavailablePlaceholder unavailablePlaceholder()

@@ -101,7 +101,7 @@ class StandaloneConfigTest
                 Map.entry("progress.interval.ms", "LONG '30000'"),
                 Map.entry("slot.creation.timeout.ms", "LONG '600000'"),
                 Map.entry("slot.creation.log.interval.ms", "LONG '10000'"),
-                Map.entry("initial.load.parallelism", "LONG '4'"),
+                Map.entry("initial.load.parallelism", "LONG '0'"),
                 Map.entry("initial.load.chunk.bytes", "LONG '67108864'"),
                 Map.entry("initial.load.copy.format", "CHOICE 'auto'"),
                 Map.entry("initial.load.progress.interval.ms", "LONG '10000'"));
@@ -109,7 +109,7 @@ class StandaloneConfigTest
         properties.put("http.host", " ");
         properties.put("progress.interval.ms", "-1");
         properties.put("http.port", "-2");
-        properties.put("initial.load.parallelism", "0");
+        properties.put("initial.load.parallelism", "-1");
         properties.put("initial.load.chunk.bytes", "1000");
         properties.put("initial.load.copy.format", "csv");
         properties.put("flush.boundary", "commit");
@@ -118,9 +118,20 @@ class StandaloneConfigTest
                 "Invalid value '-2' for configuration http.port: must be between -1 and 65535",
                 "Invalid value ' ' for configuration http.host: must not be empty",
                 "Invalid value '-1' for configuration progress.interval.ms: must be zero or more",
-                "Invalid value '0' for configuration initial.load.parallelism: must be between 1 and 64",
+                "Invalid value '-1' for configuration initial.load.parallelism: must be between 0 and 64",
                 "Invalid value '1000' for configuration initial.load.chunk.bytes: must be at least 1048576",
                 "Invalid value 'csv' for configuration initial.load.copy.format: must be one of text, binary, auto");
+    }
+
+    @Test
+    void initialLoadParallelismFollowsTheProcessorsUnlessSet()
+    {
+        assertThat(StandaloneConfig.initialLoadParallelism(0, 1)).isEqualTo(2);
+        assertThat(StandaloneConfig.initialLoadParallelism(0, 2)).isEqualTo(2);
+        assertThat(StandaloneConfig.initialLoadParallelism(0, 3)).isEqualTo(3);
+        assertThat(StandaloneConfig.initialLoadParallelism(0, 64)).isEqualTo(4);
+        assertThat(StandaloneConfig.initialLoadParallelism(8, 2)).isEqualTo(8);
+        assertThat(StandaloneConfig.initialLoadParallelism(1, 64)).isEqualTo(1);
     }
 
     @Test
