@@ -51,6 +51,7 @@ public final class BufferedSink
     private final Map<String, SourcePosition> committedPositions;
     /** Present when pipelined: applies handed-off batches on a thread of its own. */
     private final Optional<BatchPipeline> pipeline;
+    private final CommittedBatches committedBatches = new CommittedBatches();
     private final boolean tolerateRejectedRows;
     private final List<RejectedRow> rejected = new ArrayList<>();
     private long events;
@@ -79,7 +80,7 @@ public final class BufferedSink
         this.listener = requireNonNull(listener, "listener is null");
         this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
         this.committedPositions = new HashMap<>(applier.committedPositions());
-        this.pipeline = policy.pipelined() ? Optional.of(new BatchPipeline(name, applier, new CommittedBatches(), nanoClock)) : Optional.empty();
+        this.pipeline = policy.pipelined() ? Optional.of(new BatchPipeline(name, applier, committedBatches, nanoClock)) : Optional.empty();
     }
 
     public BufferedSink(String name, FlushPolicy policy, BatchApplier applier)
@@ -249,7 +250,7 @@ public final class BufferedSink
                 applier.apply(batch);
             }
             catch (RuntimeException e) {
-                listener.flushFailed(batch, nanoClock.getAsLong() - start, e);
+                committedBatches.flushFailed(batch, nanoClock.getAsLong() - start, e);
                 throw e;
             }
         }
@@ -265,8 +266,7 @@ public final class BufferedSink
             pipeline.get().handOff(batch);
         }
         else {
-            committedPositions.putAll(batch.positions());
-            listener.flushed(batch, nanoClock.getAsLong() - start);
+            committedBatches.flushed(batch, nanoClock.getAsLong() - start);
         }
     }
 
@@ -317,7 +317,7 @@ public final class BufferedSink
         }
     }
 
-    /** A pipelined batch committed or failed: what {@link #flush} does after a synchronous apply. */
+    /** A batch committed or failed, applied by {@link #flush} or, pipelined, by the applier thread. */
     private final class CommittedBatches
             implements FlushListener
     {

@@ -252,15 +252,8 @@ class TableChangesIT
     void attachedAndDetachedPartitionsStopUntilTheTargetIsCorrected()
             throws Exception
     {
-        source.execute("CREATE TABLE public.parted (id int, region text, v text, PRIMARY KEY (id, region)) PARTITION BY LIST (region)",
-                "CREATE TABLE public.parted_east PARTITION OF public.parted FOR VALUES IN ('east')",
-                "CREATE TABLE public.parted_west PARTITION OF public.parted FOR VALUES IN ('west')",
-                "INSERT INTO public.parted VALUES (1, 'east', 'a'), (2, 'west', 'b')",
-                "CREATE TABLE public.parted_north (id int, region text, v text, PRIMARY KEY (id, region))",
-                "INSERT INTO public.parted_north VALUES (3, 'north', 'existing')");
-        Map<String, String> properties = configuration("public.parted");
-        properties.put("source.publish.via.partition.root", "true");
-        String rows = "SELECT id, region, v FROM public.parted ORDER BY id";
+        Map<String, String> properties = partitionedByRegion();
+        String rows = PARTITIONED_ROWS;
         assertThat(stopsAfter(properties, running -> {
                 awaitEqual(running, rows);
                 awaitWatching(properties);
@@ -483,15 +476,8 @@ class TableChangesIT
     void partitionsAttachedAndDetachedWhileStoppedStopTheStart()
             throws Exception
     {
-        source.execute("CREATE TABLE public.parted (id int, region text, v text, PRIMARY KEY (id, region)) PARTITION BY LIST (region)",
-                "CREATE TABLE public.parted_east PARTITION OF public.parted FOR VALUES IN ('east')",
-                "CREATE TABLE public.parted_west PARTITION OF public.parted FOR VALUES IN ('west')",
-                "INSERT INTO public.parted VALUES (1, 'east', 'a'), (2, 'west', 'b')",
-                "CREATE TABLE public.parted_north (id int, region text, v text, PRIMARY KEY (id, region))",
-                "INSERT INTO public.parted_north VALUES (3, 'north', 'existing')");
-        Map<String, String> properties = configuration("public.parted");
-        properties.put("source.publish.via.partition.root", "true");
-        String rows = "SELECT id, region, v FROM public.parted ORDER BY id";
+        Map<String, String> properties = partitionedByRegion();
+        String rows = PARTITIONED_ROWS;
         runUntilEqual(properties, "UPDATE public.parted SET v = v WHERE id = 1", rows);
         assertThat(storedTables(properties)).containsExactly(List.of("parted"), List.of("parted_east"), List.of("parted_west"));
 
@@ -551,5 +537,26 @@ class TableChangesIT
             source.execute(change);
             assertThat(running.service().state()).isIn(ServiceState.State.FAILED, ServiceState.State.STOPPED);
         });
+    }
+
+    private static final String PARTITIONED_ROWS = "SELECT id, region, v FROM public.parted ORDER BY id";
+
+    /**
+     * {@code public.parted}, partitioned by region into east and west, each with a row, and a table
+     * {@code parted_north} with a row of its own, ready to be attached; the configuration that
+     * captures the root, published via it.
+     */
+    private Map<String, String> partitionedByRegion()
+            throws SQLException
+    {
+        source.execute("CREATE TABLE public.parted (id int, region text, v text, PRIMARY KEY (id, region)) PARTITION BY LIST (region)",
+                "CREATE TABLE public.parted_east PARTITION OF public.parted FOR VALUES IN ('east')",
+                "CREATE TABLE public.parted_west PARTITION OF public.parted FOR VALUES IN ('west')",
+                "INSERT INTO public.parted VALUES (1, 'east', 'a'), (2, 'west', 'b')",
+                "CREATE TABLE public.parted_north (id int, region text, v text, PRIMARY KEY (id, region))",
+                "INSERT INTO public.parted_north VALUES (3, 'north', 'existing')");
+        Map<String, String> properties = configuration("public.parted");
+        properties.put("source.publish.via.partition.root", "true");
+        return properties;
     }
 }
