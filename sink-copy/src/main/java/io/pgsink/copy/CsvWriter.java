@@ -63,6 +63,8 @@ public final class CsvWriter
     private static final byte[] ARRAY_NULL = ascii("NULL");
     private static final byte[] MIN_LONG = ascii(Long.toString(Long.MIN_VALUE));
     private static final byte[] HEX = ascii("0123456789abcdef");
+    /** 10^0 to 10^18. */
+    private static final long[] POWERS_OF_TEN = powersOfTen();
     /** Bytes that make PostgreSQL's array_in need the element quoted: braces, delimiters (box uses ';'), quote, backslash, whitespace. */
     private static final boolean[] ARRAY_SPECIAL = new boolean[128];
 
@@ -452,6 +454,41 @@ public final class CsvWriter
         writeDigits(value, digitCount(value));
     }
 
+    /**
+     * Appends {@code unscaled × 10^-scale} in plain notation, the text
+     * {@link java.math.BigDecimal#toPlainString()} gives for that unscaled value and scale
+     * ({@code 12345, 2} is {@code 123.45}, {@code 5, 3} is {@code 0.005}, {@code -70, 1} is
+     * {@code -7.0}), without allocating.
+     *
+     * @param scale 0 to 18
+     */
+    public void appendDecimal(long unscaled, int scale)
+    {
+        checkInField();
+        if (scale < 0 || scale >= POWERS_OF_TEN.length) {
+            throw new IllegalArgumentException("scale is not 0 to " + (POWERS_OF_TEN.length - 1) + ": " + scale);
+        }
+        if (scale == 0) {
+            appendLong(unscaled);
+            return;
+        }
+        if (unscaled == Long.MIN_VALUE) {
+            appendAscii(java.math.BigDecimal.valueOf(unscaled, scale).toPlainString());
+            return;
+        }
+        // sign, at most 19 integer digits, the point and the fraction
+        ensureCapacity(position + 21L + scale);
+        if (unscaled < 0) {
+            buffer[position++] = '-';
+            unscaled = -unscaled;
+        }
+        long divisor = POWERS_OF_TEN[scale];
+        long integer = unscaled / divisor;
+        writeDigits(integer, digitCount(integer));
+        buffer[position++] = '.';
+        writeDigits(unscaled - integer * divisor, scale);
+    }
+
     /** Appends a non-negative {@code value} zero-padded to at least {@code width} digits. */
     public void appendDigits(long value, int width)
     {
@@ -825,6 +862,16 @@ public final class CsvWriter
             value = quotient;
         }
         position = end;
+    }
+
+    private static long[] powersOfTen()
+    {
+        long[] powers = new long[19];
+        powers[0] = 1;
+        for (int i = 1; i < powers.length; i++) {
+            powers[i] = powers[i - 1] * 10;
+        }
+        return powers;
     }
 
     private static int digitCount(long value)

@@ -11,6 +11,10 @@ import java.math.BigInteger;
 final class NumericEncoder
         extends TextFormEncoder
 {
+    /** Unscaled values of at most 18 digits fit a long. */
+    private static final int MAX_FAST_PRECISION = 18;
+    private static final int MAX_FAST_SCALE = 18;
+
     NumericEncoder(String typeName)
     {
         super(typeName);
@@ -20,8 +24,15 @@ final class NumericEncoder
     void appendValue(Object value, CsvWriter out)
     {
         if (value instanceof BigDecimal decimal) {
-            // allocates a String; BigDecimal offers no allocation-free access to its digits
-            out.appendAscii(decimal.toPlainString());
+            int scale = decimal.scale();
+            if (scale >= 0 && scale <= MAX_FAST_SCALE && decimal.precision() <= MAX_FAST_PRECISION) {
+                // the digits straight from the unscaled long: one small BigInteger instead of
+                // toPlainString's strings and builder (BigDecimal offers no allocation-free access)
+                out.appendDecimal(decimal.unscaledValue().longValue(), scale);
+            }
+            else {
+                out.appendAscii(decimal.toPlainString());
+            }
         }
         else if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte) {
             out.appendLong(((Number) value).longValue());

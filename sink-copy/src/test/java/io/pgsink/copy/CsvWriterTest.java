@@ -2,8 +2,12 @@ package io.pgsink.copy;
 
 import io.pgsink.core.CopyFormat;
 import io.pgsink.core.NulCharacterHandling;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
@@ -344,6 +348,37 @@ class CsvWriterTest
             writer.appendHex(-1L, 16);
             writer.endField();
         })).isEqualTo("0007-123456/cdefffffffffffffffff\n");
+    }
+
+    @Test
+    void decimalsAsToPlainStringWritesThem()
+    {
+        long[] unscaled = {0, 1, 5, 9, 10, 12_345, -1, -70, 999_999_999_999_999_999L, -999_999_999_999_999_999L, Long.MAX_VALUE, Long.MIN_VALUE};
+        for (long value : unscaled) {
+            for (int scale = 0; scale <= 18; scale++) {
+                int scaleOf = scale;
+                assertThat(composed(writer -> writer.appendDecimal(value, scaleOf)))
+                        .as("%d scale %d", value, scale)
+                        .isEqualTo(BigDecimal.valueOf(value, scale).toPlainString() + "\n");
+            }
+        }
+        assertThatThrownBy(() -> composed(writer -> writer.appendDecimal(1, 19))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> composed(writer -> writer.appendDecimal(1, -1))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Property(tries = 2000)
+    void decimalsOfAnyLongAndScaleAsToPlainString(@ForAll long unscaled, @ForAll @IntRange(max = 18) int scale)
+    {
+        assertThat(composed(writer -> writer.appendDecimal(unscaled, scale))).isEqualTo(BigDecimal.valueOf(unscaled, scale).toPlainString() + "\n");
+    }
+
+    private static String composed(Consumer<CsvWriter> field)
+    {
+        return write(CopyFormat.DEFAULT, writer -> {
+            writer.beginField();
+            field.accept(writer);
+            writer.endField();
+        });
     }
 
     @Test

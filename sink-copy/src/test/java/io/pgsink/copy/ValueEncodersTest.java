@@ -79,6 +79,10 @@ class ValueEncodersTest
         assertThat(encode("numeric", new BigDecimal("1E+3"))).isEqualTo("1000");
         assertThat(encode("numeric", new BigDecimal("1E-8"))).isEqualTo("0.00000001");
         assertThat(encode("numeric", new BigDecimal("0E-10"))).isEqualTo("0.0000000000");
+        // beyond a long's 18 digits, or a scale above 18: BigDecimal's own text
+        assertThat(encode("numeric", new BigDecimal("-1234567890123456789.25"))).isEqualTo("-1234567890123456789.25");
+        assertThat(encode("numeric", new BigDecimal("1E-19"))).isEqualTo("0.0000000000000000001");
+        assertThat(encode("numeric", new BigDecimal("-999999999999999999.999999999999999999"))).isEqualTo("-999999999999999999.999999999999999999");
         assertThat(encode("numeric", BigInteger.TEN.pow(40))).isEqualTo("1" + "0".repeat(40));
         assertThat(encode("numeric", 12L)).isEqualTo("12");
         assertThat(encode("numeric", Double.NaN)).isEqualTo("NaN");

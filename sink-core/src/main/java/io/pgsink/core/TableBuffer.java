@@ -171,9 +171,10 @@ final class TableBuffer
     private void upsert(ChangeEvent event, RowKey key, @Nullable RowKey oldKey, @Nullable RowKey fillKey)
     {
         Object[] row = event.after();
+        Entry existing = entries.get(key);
         // a new key of a key-changing update did not exist at the source before (keys are unique)
-        boolean fresh = freshness(key, fillKey != null || event.operation() == Operation.INSERT);
-        Entry previous = entries.get(fillKey != null ? fillKey : key);
+        boolean fresh = freshness(existing, fillKey != null || event.operation() == Operation.INSERT);
+        Entry previous = fillKey != null ? entries.get(fillKey) : existing;
         if (oldKey != null) {
             put(oldKey, deleted(oldKey, event));
         }
@@ -198,7 +199,7 @@ final class TableBuffer
     private Entry deleted(RowKey key, ChangeEvent event)
     {
         Entry existing = entries.get(key);
-        boolean fresh = freshness(key, false);
+        boolean fresh = freshness(existing, false);
         if (existing == null) {
             return new Entry(key, null, null, null, event.position(), Operation.DELETE, event.sourceTimeMillis(), false, fresh);
         }
@@ -206,16 +207,15 @@ final class TableBuffer
     }
 
     /**
-     * Whether {@code key} did not exist in the target before this batch, assuming the target held
-     * the source's state (as it does when positions are stored with the data). A key keeps the
-     * freshness of its first change in the batch: an insert creates a key that did not exist, a
+     * Whether a key did not exist in the target before this batch ({@code existing} is its entry
+     * in the buffer, if any), assuming the target held the source's state (as it does when
+     * positions are stored with the data). A key keeps the freshness of its first change in the batch: an insert creates a key that did not exist, a
      * truncate earlier in the batch empties the table, anything else may touch an existing row.
      * Replayed events break the assumption; the applier detects that (a unique violation) and
      * applies the batch again without relying on it.
      */
-    private boolean freshness(RowKey key, boolean createsKey)
+    private boolean freshness(@Nullable Entry existing, boolean createsKey)
     {
-        Entry existing = entries.get(key);
         if (existing != null) {
             return existing.fresh;
         }
