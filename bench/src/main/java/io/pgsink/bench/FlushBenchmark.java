@@ -150,11 +150,15 @@ public final class FlushBenchmark
             // with only fresh keys (S1) both modes do the same: COPY into the target
             methods.add(() -> new PgsinkMethod(true));
             if (Boolean.getBoolean(PgsinkMethod.LZ4_PROPERTY)) {
-                methods.add(PgsinkMethod::lz4);
+                methods.add(PgsinkMethod::serverCompression);
             }
         }
         methods.add(PgsinkMethod::binary);
-        methods.addAll(List.of(JdbcBatchMethod::new, MergedUpsertMethod::new, DebeziumJdbcMethod::new));
+        methods.addAll(List.of(JdbcBatchMethod::new, MergedUpsertMethod::new));
+        if (workload.baseRows > 0 && Boolean.getBoolean(PgsinkMethod.LZ4_PROPERTY)) {
+            methods.add(() -> new MergedUpsertMethod(true));
+        }
+        methods.add(DebeziumJdbcMethod::new);
         if (workload.baseRows == 0) {
             methods.add(() -> new RawCopyMethod(false));
             methods.add(() -> new RawCopyMethod(true));

@@ -3,6 +3,7 @@ package io.pgsink.bench;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,11 +19,25 @@ final class MergedUpsertMethod
         implements Method
 {
     static final int ROWS_PER_STATEMENT = 1000;
+    static final String NAME = "merged INSERT ON CONFLICT + DELETE";
+
+    private final boolean lz4;
+
+    MergedUpsertMethod()
+    {
+        this(false);
+    }
+
+    /** @param lz4 whether the session TOASTs with lz4, as pgsink's does by default ({@code target.toast.compression}): the same compression for both */
+    MergedUpsertMethod(boolean lz4)
+    {
+        this.lz4 = lz4;
+    }
 
     @Override
     public String name()
     {
-        return "merged INSERT ON CONFLICT + DELETE";
+        return lz4 ? NAME + ", lz4" : NAME;
     }
 
     @Override
@@ -33,6 +48,11 @@ final class MergedUpsertMethod
                 PreparedStatement upsert = connection.prepareStatement(upsertSql(table, workload.columns, ROWS_PER_STATEMENT));
                 PreparedStatement delete = connection.prepareStatement("DELETE FROM " + table + " WHERE id = ANY(?)");
                 Offsets offsets = new Offsets(connection)) {
+            if (lz4) {
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("SET default_toast_compression = lz4");
+                }
+            }
             connection.setAutoCommit(false);
             Map<Long, Workload.Change> merged = new LinkedHashMap<>();
             long offset = 0;

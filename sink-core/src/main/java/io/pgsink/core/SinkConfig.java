@@ -36,6 +36,7 @@ public final class SinkConfig
     public static final String TARGET_TABLE_NAME_FORMAT = "target.table.name.format";
     public static final String TARGET_UPDATE_MODE = "target.update.mode";
     public static final String TARGET_SESSION_REPLICATION_ROLE = "target.session.replication.role";
+    public static final String TARGET_TOAST_COMPRESSION = "target.toast.compression";
     public static final String COLUMN_INCLUDE_LIST = "column.include.list";
     public static final String COLUMN_EXCLUDE_LIST = "column.exclude.list";
     public static final String COLUMN_RENAME = "column.rename";
@@ -251,6 +252,11 @@ public final class SinkConfig
     public SessionReplicationRole sessionReplicationRole()
     {
         return values.get(SinkKeys.TARGET_SESSION_REPLICATION_ROLE);
+    }
+
+    public ToastCompression toastCompression()
+    {
+        return values.get(SinkKeys.TARGET_TOAST_COMPRESSION);
     }
 
     /** Which source columns are written, under which target names ({@value #COLUMN_INCLUDE_LIST}, {@value #COLUMN_EXCLUDE_LIST}, {@value #COLUMN_RENAME}). */

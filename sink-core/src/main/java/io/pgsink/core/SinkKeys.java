@@ -28,6 +28,8 @@ public final class SinkKeys
             .withValidator(SinkKeys::routesBySourceTable);
     public static final ConfigKey<SessionReplicationRole> TARGET_SESSION_REPLICATION_ROLE = ConfigKey.optional(SinkConfig.TARGET_SESSION_REPLICATION_ROLE, ConfigType.choice(SessionReplicationRole.class), SessionReplicationRole.ORIGIN,
             "session_replication_role of the sink's target connections. origin: triggers and rules fire and foreign keys are checked, as for any client. replica: ordinary triggers and rules do not fire and foreign keys are not checked (they are triggers), so changes apply in any table order; triggers enabled ALWAYS or REPLICA still fire. replica needs a superuser, or on PostgreSQL 15+ GRANT SET ON PARAMETER session_replication_role TO <user>; pgsink check says whether the target user may set it. Greenplum 7 accepts it as PostgreSQL 12 does (superuser only).");
+    public static final ConfigKey<ToastCompression> TARGET_TOAST_COMPRESSION = ConfigKey.optional(SinkConfig.TARGET_TOAST_COMPRESSION, ConfigType.choice(ToastCompression.class), ToastCompression.LZ4,
+            "How the server compresses the large values the sink writes (TOAST). lz4: where the server offers it (PostgreSQL 14+ built with lz4, as the PGDG, Debian and Red Hat packages are), the sink's connections set default_toast_compression = lz4, which compresses several times faster than pglz (see Benchmarks for wide rows); columns with a COMPRESSION of their own keep it, other servers (Greenplum 7, PostgreSQL before 14) their default, and every reader sees the same values. server-default: the server's default_toast_compression (pglz unless set otherwise).");
     public static final ConfigKey<ColumnPatterns> COLUMN_INCLUDE_LIST = ConfigKey.optional(SinkConfig.COLUMN_INCLUDE_LIST, ConfigType.text(ColumnPatterns::parse, ColumnPatterns::toString), ColumnPatterns.NONE,
             "Comma-separated regular expressions matched whole, ignoring case, against schema.table.column of source columns (as Debezium's column.include.list); only matching columns are written. Empty: every column. Key columns must be listed; cannot be combined with column.exclude.list.");
     public static final ConfigKey<ColumnPatterns> COLUMN_EXCLUDE_LIST = ConfigKey.optional(SinkConfig.COLUMN_EXCLUDE_LIST, ConfigType.text(ColumnPatterns::parse, ColumnPatterns::toString), ColumnPatterns.NONE,
@@ -101,6 +103,7 @@ public final class SinkKeys
             TARGET_UPDATE_MODE,
             TARGET_TABLE_NAME_FORMAT,
             TARGET_SESSION_REPLICATION_ROLE,
+            TARGET_TOAST_COMPRESSION,
             COLUMN_INCLUDE_LIST,
             COLUMN_EXCLUDE_LIST,
             COLUMN_RENAME,

@@ -58,6 +58,7 @@ class SinkConfigTest
                 Map.entry("target.update.mode", "CHOICE 'auto'"),
                 Map.entry("target.table.name.format", "STRING '${schema}.${table}'"),
                 Map.entry("target.session.replication.role", "CHOICE 'origin'"),
+                Map.entry("target.toast.compression", "CHOICE 'lz4'"),
                 Map.entry("column.include.list", "STRING ''"),
                 Map.entry("column.exclude.list", "STRING ''"),
                 Map.entry("column.rename", "STRING ''"),

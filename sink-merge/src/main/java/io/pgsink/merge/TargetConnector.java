@@ -17,7 +17,8 @@ import java.util.Properties;
  * says otherwise, and open with {@code logServerErrorDetail=false} unless
  * {@code target.jdbc.logServerErrorDetail} says otherwise: pgjdbc then keeps the server's DETAIL
  * (which can quote a whole row) out of exception messages. Each connection gets
- * {@code target.session.replication.role} ({@link SessionReplicationRoles}).
+ * {@code target.session.replication.role} ({@link SessionReplicationRoles}) and
+ * {@code target.toast.compression} ({@link ToastCompressions}).
  */
 @FunctionalInterface
 public interface TargetConnector
@@ -46,6 +47,7 @@ public interface TargetConnector
             Connection connection = DriverManager.getConnection(config.targetUrl(), properties);
             try {
                 SessionReplicationRoles.apply(connection, role);
+                ToastCompressions.apply(connection, config.toastCompression());
             }
             catch (SQLException e) {
                 try {

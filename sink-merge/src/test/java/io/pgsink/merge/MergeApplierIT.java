@@ -186,6 +186,28 @@ class MergeApplierIT
     }
 
     @Test
+    void largeValuesAreCompressedWithLz4WhereTheServerHasIt()
+            throws Exception
+    {
+        schema.execute("CREATE TABLE packed (id int PRIMARY KEY, body text)", "CREATE TABLE plain (id int PRIMARY KEY, body text)");
+        List<String> server = TestingSink.query(schema, """
+                SELECT 'lz4' = ANY (enumvals)::text, current_setting('default_toast_compression')
+                FROM pg_settings WHERE name = 'default_toast_compression'""").get(0);
+        String body = "pgsink compresses this value ".repeat(500);
+        for (String table : List.of("packed", "plain")) {
+            TableSchema source = TableSchema.of(TableId.of("src", table), List.of("id", "body"), List.of("id"));
+            Map<String, String> compression = table.equals("plain") ? Map.of(SinkConfig.TARGET_TOAST_COMPRESSION, "server-default") : Map.of();
+            try (BufferedSink sink = sink(compression)) {
+                sink.accept(ChangeEvent.insert(source, new Object[] {1, body}, at(1), 0));
+                sink.flush();
+            }
+        }
+        String lz4OrDefault = server.get(0).equals("true") ? "lz4" : server.get(1);
+        assertThat(TestingSink.query(schema, "SELECT length(body), pg_column_compression(body) FROM packed")).containsExactly(List.of(String.valueOf(body.length()), lz4OrDefault));
+        assertThat(TestingSink.query(schema, "SELECT length(body), pg_column_compression(body) FROM plain")).containsExactly(List.of(String.valueOf(body.length()), server.get(1)));
+    }
+
+    @Test
     void wideRowsAreDeletedAndInserted()
             throws Exception
     {
