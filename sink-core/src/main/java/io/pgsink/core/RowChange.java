@@ -17,16 +17,29 @@ public final class RowChange
     private final long sourceTimeMillis;
     private final boolean unavailableValues;
     private final boolean fresh;
+    /** The key whose target row fills the values still unavailable, when it is not {@link #key}; kept by deletes too ({@link TableBuffer}). */
     @Nullable
     private final RowKey fillFrom;
+    /**
+     * The key's last known row image: the row, or for a delete the row the key had before it in
+     * the buffer, from which {@link TableBuffer} fills a later change of the key (Debezium splits
+     * a key change into a delete and an insert).
+     */
+    final Object @Nullable [] image;
+    /** The heap this change takes in its {@link TableBuffer} ({@link ValueSizes}). */
+    final long bytes;
 
     RowChange(RowKey key, Object @Nullable [] row, SourcePosition position, Operation operation, long sourceTimeMillis, boolean unavailableValues, boolean fresh)
     {
-        this(key, row, position, operation, sourceTimeMillis, unavailableValues, fresh, null);
+        this(key, row, row, null, position, operation, sourceTimeMillis, unavailableValues, fresh);
     }
 
-    RowChange(RowKey key, Object @Nullable [] row, SourcePosition position, Operation operation, long sourceTimeMillis, boolean unavailableValues, boolean fresh,
-            @Nullable RowKey fillFrom)
+    /**
+     * A buffered change, which the buffer's batch hands on as it is, so that merging allocates
+     * one object per change.
+     */
+    RowChange(RowKey key, Object @Nullable [] row, Object @Nullable [] image, @Nullable RowKey fillFrom, SourcePosition position, Operation operation, long sourceTimeMillis,
+            boolean unavailableValues, boolean fresh)
     {
         this.operation = requireNonNull(operation, "operation is null");
         this.sourceTimeMillis = sourceTimeMillis;
@@ -34,8 +47,17 @@ public final class RowChange
         this.fillFrom = fillFrom;
         this.key = requireNonNull(key, "key is null");
         this.row = row;
+        this.image = image;
         this.position = requireNonNull(position, "position is null");
         this.unavailableValues = unavailableValues;
+        this.bytes = ValueSizes.ENTRY_OVERHEAD + ValueSizes.position(position) + (image == null ? 0 : ValueSizes.row(image));
+    }
+
+    /** The key whose row fills this key's unavailable values, whatever this change is ({@link #fillFrom()} tells it only for rows still to fill). */
+    @Nullable
+    RowKey fillSource()
+    {
+        return fillFrom;
     }
 
     public RowKey key()
@@ -93,7 +115,7 @@ public final class RowChange
      */
     public java.util.Optional<RowKey> fillFrom()
     {
-        return java.util.Optional.ofNullable(fillFrom);
+        return unavailableValues ? java.util.Optional.ofNullable(fillFrom) : java.util.Optional.empty();
     }
 
     /** Whether {@link #row()} still holds {@link UnavailableValue#INSTANCE} that the flush must fill from the target. */

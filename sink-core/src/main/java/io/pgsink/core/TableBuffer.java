@@ -46,8 +46,8 @@ final class TableBuffer
     @Nullable
     private TableSchema schema;
     private boolean truncate;
-    private final Map<RowKey, Entry> entries = new LinkedHashMap<>();
-    private final List<Entry> appends = new ArrayList<>();
+    private final Map<RowKey, RowChange> entries = new LinkedHashMap<>();
+    private final List<RowChange> appends = new ArrayList<>();
     private long bytes;
     private long events;
     private int rowsWithUnavailableValues;
@@ -144,7 +144,7 @@ final class TableBuffer
     /** History tables: appends one row as it came ({@link HistoryRows}), remembering its image under its key. */
     void appendHistory(RowKey key, Object[] row, ChangeEvent event, Operation operation)
     {
-        Entry entry = new Entry(key, row, row, null, event.position(), operation, event.sourceTimeMillis(), false, true);
+        RowChange entry = new RowChange(key, row, row, null, event.position(), operation, event.sourceTimeMillis(), false, true);
         appends.add(entry);
         bytes += entry.bytes;
         if (key != RowKey.NONE && operation != Operation.DELETE) {
@@ -171,10 +171,10 @@ final class TableBuffer
     private void upsert(ChangeEvent event, RowKey key, @Nullable RowKey oldKey, @Nullable RowKey fillKey)
     {
         Object[] row = event.after();
-        Entry existing = entries.get(key);
+        RowChange existing = entries.get(key);
         // a new key of a key-changing update did not exist at the source before (keys are unique)
         boolean fresh = freshness(existing, fillKey != null || event.operation() == Operation.INSERT);
-        Entry previous = fillKey != null ? entries.get(fillKey) : existing;
+        RowChange previous = fillKey != null ? entries.get(fillKey) : existing;
         if (oldKey != null) {
             put(oldKey, deleted(oldKey, event));
         }
@@ -183,12 +183,12 @@ final class TableBuffer
         if (unavailable) {
             // what is still missing is in the target row of the key the row had before this batch
             RowKey sourceKey = fillKey != null ? fillKey : key;
-            fillFrom = previous != null && previous.fillFrom != null ? previous.fillFrom : sourceKey;
+            fillFrom = previous != null && previous.fillSource() != null ? previous.fillSource() : sourceKey;
             if (fillFrom.equals(key)) {
                 fillFrom = null;
             }
         }
-        put(key, new Entry(key, row, row, fillFrom, event.position(), event.operation(), event.sourceTimeMillis(), unavailable, fresh));
+        put(key, new RowChange(key, row, row, fillFrom, event.position(), event.operation(), event.sourceTimeMillis(), unavailable, fresh));
     }
 
     /**
@@ -196,14 +196,14 @@ final class TableBuffer
      * a key change into a delete of the old key and an insert of the new one, whose unchanged TOAST
      * values must then come from the old key's image.
      */
-    private Entry deleted(RowKey key, ChangeEvent event)
+    private RowChange deleted(RowKey key, ChangeEvent event)
     {
-        Entry existing = entries.get(key);
+        RowChange existing = entries.get(key);
         boolean fresh = freshness(existing, false);
         if (existing == null) {
-            return new Entry(key, null, null, null, event.position(), Operation.DELETE, event.sourceTimeMillis(), false, fresh);
+            return new RowChange(key, null, null, null, event.position(), Operation.DELETE, event.sourceTimeMillis(), false, fresh);
         }
-        return new Entry(key, null, existing.image, existing.fillFrom, event.position(), Operation.DELETE, event.sourceTimeMillis(), false, fresh);
+        return new RowChange(key, null, existing.image, existing.fillSource(), event.position(), Operation.DELETE, event.sourceTimeMillis(), false, fresh);
     }
 
     /**
@@ -214,10 +214,10 @@ final class TableBuffer
      * Replayed events break the assumption; the applier detects that (a unique violation) and
      * applies the batch again without relying on it.
      */
-    private boolean freshness(@Nullable Entry existing, boolean createsKey)
+    private boolean freshness(@Nullable RowChange existing, boolean createsKey)
     {
         if (existing != null) {
-            return existing.fresh;
+            return existing.isFresh();
         }
         return truncate || createsKey;
     }
@@ -250,17 +250,17 @@ final class TableBuffer
         return names;
     }
 
-    private void put(RowKey key, Entry entry)
+    private void put(RowKey key, RowChange entry)
     {
-        Entry replaced = entries.put(key, entry);
+        RowChange replaced = entries.put(key, entry);
         if (replaced != null) {
             bytes -= replaced.bytes;
-            if (replaced.unavailable) {
+            if (replaced.hasUnavailableValues()) {
                 rowsWithUnavailableValues--;
             }
         }
         bytes += entry.bytes;
-        if (entry.unavailable) {
+        if (entry.hasUnavailableValues()) {
             rowsWithUnavailableValues++;
         }
     }
@@ -277,7 +277,8 @@ final class TableBuffer
                 throw new SinkException(ErrorCode.DATA, "Cannot append to " + table + " at " + event.position() + ": the insert has unavailable (unchanged TOAST) values");
             }
         }
-        Entry entry = new Entry(RowKey.NONE, row, null, null, event.position(), event.operation(), event.sourceTimeMillis(), false, true);
+        // the row as its image, so that its values count towards buffer.max.bytes
+        RowChange entry = new RowChange(RowKey.NONE, row, row, null, event.position(), event.operation(), event.sourceTimeMillis(), false, true);
         appends.add(entry);
         bytes += entry.bytes;
     }
@@ -285,45 +286,8 @@ final class TableBuffer
     TableBatch toBatch()
     {
         List<RowChange> changes = new ArrayList<>(entries.size() + appends.size());
-        for (Entry entry : entries.values()) {
-            changes.add(new RowChange(entry.key, entry.row, entry.position, entry.operation, entry.sourceTimeMillis, entry.unavailable, entry.fresh, entry.unavailable ? entry.fillFrom : null));
-        }
-        for (Entry entry : appends) {
-            changes.add(new RowChange(entry.key, entry.row, entry.position, entry.operation, entry.sourceTimeMillis, false, true));
-        }
+        changes.addAll(entries.values());
+        changes.addAll(appends);
         return new TableBatch(table, Optional.ofNullable(schema), truncate, changes, rowsWithUnavailableValues, events);
-    }
-
-    private static final class Entry
-    {
-        final RowKey key;
-        /** The final row, or null for a delete. */
-        final Object @Nullable [] row;
-        /** The key's last known row image, kept by deletes too (see {@link #deleted}). */
-        final Object @Nullable [] image;
-        /** The key whose target row fills the values still unavailable, when it is not {@link #key}. */
-        @Nullable
-        final RowKey fillFrom;
-        final SourcePosition position;
-        final Operation operation;
-        final long sourceTimeMillis;
-        final boolean unavailable;
-        final boolean fresh;
-        final long bytes;
-
-        Entry(RowKey key, Object @Nullable [] row, Object @Nullable [] image, @Nullable RowKey fillFrom, SourcePosition position, Operation operation, long sourceTimeMillis,
-                boolean unavailable, boolean fresh)
-        {
-            this.operation = operation;
-            this.sourceTimeMillis = sourceTimeMillis;
-            this.key = key;
-            this.row = row;
-            this.image = image;
-            this.fillFrom = fillFrom;
-            this.position = position;
-            this.unavailable = unavailable;
-            this.fresh = fresh;
-            this.bytes = ValueSizes.ENTRY_OVERHEAD + ValueSizes.position(position) + (image == null ? 0 : ValueSizes.row(image));
-        }
     }
 }

@@ -236,6 +236,21 @@ class BufferedSinkTest
     }
 
     @Test
+    void keylessRowsCountTowardsTheByteLimit()
+    {
+        TableSchema log = TableSchema.of(TableId.of("s", "log"), List.of("message"), List.of());
+        String message = "m".repeat(10_000);
+        // an entry without its row is a few hundred bytes: only counting the 10 kB values reaches the limit
+        try (BufferedSink sink = sink(1000, 25_000, 1000)) {
+            for (int i = 1; i <= 3; i++) {
+                sink.accept(ChangeEvent.insert(log, new Object[] {message}, at(i), 0));
+            }
+            assertThat(target.batches).as("flushed when the rows' values passed buffer.max.bytes").hasSize(1);
+            assertThat(target.batches.get(0).tables().get(0).changes()).hasSize(3);
+        }
+    }
+
+    @Test
     void advanceStoresPositionWithoutChanges()
     {
         try (BufferedSink sink = sink(1000, Long.MAX_VALUE, 0)) {
