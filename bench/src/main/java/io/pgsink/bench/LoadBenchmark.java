@@ -143,7 +143,7 @@ final class LoadBenchmark
                     if (methods.contains("pgsink")) {
                         for (int workers : parallelism) {
                             for (String format : formats) {
-                                results.add(measure(cpu, name, "pgsink initial load (parallelism " + workers + ", " + format + ")", run, scenario, scenarioRows, digests,
+                                results.add(measure(cpu, name, "pgsink initial load (parallelism " + label(workers) + ", " + format + ")", run, scenario, scenarioRows, digests,
                                         () -> pgsink(scenario, Map.of("initial.load.parallelism", Integer.toString(workers), "initial.load.copy.format", format), false)));
                             }
                         }
@@ -154,7 +154,7 @@ final class LoadBenchmark
                     List<String> scenario = List.of("dbz");
                     results.add(measure(cpu, name, "Debezium snapshot → pgsink (snapshot.mode=when_needed)", run, scenario, debeziumRows, digests,
                             () -> pgsink(scenario, Map.of("source.snapshot.mode", "when_needed"), true)));
-                    results.add(measure(cpu, name, "pgsink initial load (parallelism " + parallelism.get(0) + ", text)", run, scenario, debeziumRows, digests,
+                    results.add(measure(cpu, name, "pgsink initial load (parallelism " + label(parallelism.get(0)) + ", text)", run, scenario, debeziumRows, digests,
                             () -> pgsink(scenario, Map.of("initial.load.parallelism", Integer.toString(parallelism.get(0))), false)));
                 }
             }
@@ -445,5 +445,11 @@ final class LoadBenchmark
                 + table;
         Files.writeString(file, report);
         return file;
+    }
+
+    /** How a method names its {@code initial.load.parallelism}: 0 is the service's default. */
+    private static String label(int workers)
+    {
+        return workers == 0 ? "default" : Integer.toString(workers);
     }
 }

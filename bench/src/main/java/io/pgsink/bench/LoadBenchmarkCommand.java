@@ -37,7 +37,7 @@ public final class LoadBenchmarkCommand
     @Option(names = "--debezium-rows", defaultValue = "200000", description = "Rows of the table Debezium's snapshot path copies, smaller because it is slow (default: ${DEFAULT-VALUE}).")
     long debeziumRows;
 
-    @Option(names = "--parallelism", split = ",", defaultValue = "4", description = "initial.load.parallelism values to run pgsink with (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--parallelism", split = ",", defaultValue = "0", description = "initial.load.parallelism values to run pgsink with; 0 is the service's own default, the processors within 2 to 4 (default: ${DEFAULT-VALUE}).")
     List<Integer> parallelism;
 
     @Option(names = "--formats", split = ",", defaultValue = "auto", description = "initial.load.copy.format values to run pgsink with: auto, text and/or binary (default: ${DEFAULT-VALUE}).")
