@@ -24,10 +24,11 @@ import static java.util.Objects.requireNonNull;
  * Under {@code errors.tolerance=all} with Connect's errant-record reporter (the dead-letter queue):
  * keeps the records behind the buffered events, so that a row the target refuses is reported with
  * its original record, and reports records, waiting until Connect has them, so that they are in
- * the dead-letter queue before their positions are stored. Owned by the task's thread, except that
- * with {@code flush.pipelined} the applier thread reports the rows of the batch it applies: the
- * records of a handed-off batch are kept apart ({@link #handedOff}), untouched by the task's thread
- * until the batch committed.
+ * the dead-letter queue before their positions are stored. Owned by the task's thread: the task
+ * does not pipeline its flushes when it reports to Connect (see {@code PgsinkSinkTask#flushPolicy}),
+ * so reports are made on the task's thread. Were the applier thread to report the rows of the batch
+ * it applies, the records of a handed-off batch are kept apart ({@link #handedOff}), untouched by the
+ * task's thread until the batch committed.
  */
 final class ErrantRecords
 {

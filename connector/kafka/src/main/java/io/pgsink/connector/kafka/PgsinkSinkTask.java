@@ -6,6 +6,7 @@ import io.pgsink.core.ChangeEvent;
 import io.pgsink.core.ColumnSelectingSink;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.FlushListener;
+import io.pgsink.core.FlushPolicy;
 import io.pgsink.core.Sink;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
@@ -125,6 +126,10 @@ public final class PgsinkSinkTask
         holds = new KeyChangeHold(config.keyChangeWaitMillis());
         log.info("{} - task started; rows the target refuses {}", name, !config.sink().toleratesRejectedRows() ? "stop the task (errors.tolerance=none)"
                 : reporter != null ? "go to Connect's errant-record reporter" : "go to the dead-letter table " + config.sink().deadLetterTable());
+        if (reporter != null && config.sink().flushPolicy().pipelined()) {
+            log.warn("{} - flush.pipelined=true is not applied: rows the target refuses go to Connect's errant-record reporter, which must be called from the task's thread, so flushes are synchronous",
+                    name);
+        }
     }
 
     @Nullable
@@ -145,8 +150,20 @@ public final class PgsinkSinkTask
      */
     private Sink newSink()
     {
-        return ColumnSelectingSink.wrap(new BufferedSink(name, config.sink().flushPolicy(), new TaskApplier(name, applier), new Listener(), System::nanoTime, config.sink().toleratesRejectedRows()),
+        return ColumnSelectingSink.wrap(new BufferedSink(name, flushPolicy(), new TaskApplier(name, applier), new Listener(), System::nanoTime, config.sink().toleratesRejectedRows()),
                 config.sink().columnSelection(), table -> mapper.sourceTableOf(table));
+    }
+
+    /**
+     * {@code flush.*}, but synchronous where rows the target refuses go to Connect's errant-record
+     * reporter: a pipelined flush reports them from its applier thread, and Connect's reporter is
+     * not made to be called from a thread other than the task's (the worker keeps the futures of
+     * reports in lists that its own thread drains without locking, before each offset commit).
+     */
+    private FlushPolicy flushPolicy()
+    {
+        FlushPolicy policy = config.sink().flushPolicy();
+        return errantRecords != null ? policy.withPipelined(false) : policy;
     }
 
     @Override

@@ -656,6 +656,29 @@ class PgsinkSinkTaskIT
         assertThat(query("SELECT count(*) FROM information_schema.tables WHERE table_schema = '" + schema.name() + "' AND table_name = 'pgsink_dead_letters'")).containsExactly(List.of("0"));
     }
 
+    /**
+     * flush.pipelined with Connect's errant-record reporter: the task flushes synchronously, so
+     * that refused rows are reported on the task's own thread (Connect's reporter keeps what it
+     * reports in structures its worker thread drains without locking).
+     */
+    @Test
+    void refusedRowsAreReportedOnTheTasksThreadEvenWhenPipelined()
+            throws SQLException
+    {
+        TestingSinkTaskContext.RecordingReporter reporter = new TestingSinkTaskContext.RecordingReporter();
+        TestingSinkTaskContext context = new TestingSinkTaskContext(properties(Map.of("errors.tolerance", "all", "flush.max.events", "3", "flush.pipelined", "true")), reporter);
+        PgsinkSinkTask task = start(context);
+        task.open(List.of(P0));
+        SinkRecord tooLong = order("c", 7, "far too long", P0, 1);
+        // the third record fills the buffer: the put flushes
+        task.put(List.of(order("c", 6, "new", P0, 0), tooLong, order("c", 8, "new", P0, 2)));
+        // applied before the put returned, as without flush.pipelined
+        assertThat(query("SELECT id, status FROM orders ORDER BY id")).containsExactly(List.of("6", "new"), List.of("8", "new"));
+        assertThat(reporter.records).containsExactly(tooLong);
+        assertThat(reporter.threads).containsExactly(Thread.currentThread());
+        assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(3)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(3)));
+    }
+
     private long connections()
             throws SQLException
     {

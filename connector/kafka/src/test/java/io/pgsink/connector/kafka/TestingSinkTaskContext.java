@@ -97,12 +97,15 @@ final class TestingSinkTaskContext
     {
         final List<SinkRecord> records = new ArrayList<>();
         final List<Throwable> errors = new ArrayList<>();
+        /** The thread of each report: Connect's own reporter is not safe to call from another thread than the task's. */
+        final List<Thread> threads = new ArrayList<>();
 
         @Override
         public Future<Void> report(SinkRecord record, Throwable error)
         {
             records.add(record);
             errors.add(error);
+            threads.add(Thread.currentThread());
             return CompletableFuture.completedFuture(null);
         }
     }
