@@ -124,7 +124,7 @@ public final class TargetCheck
             else if (sink.sessionReplicationRole() == SessionReplicationRole.REPLICA) {
                 add(SinkConfig.TARGET_SESSION_REPLICATION_ROLE, Status.OK, "the user may set session_replication_role = replica (target.session.replication.role): ordinary triggers, rules and foreign-key checks do not fire on applied changes");
             }
-            add(SinkConfig.TARGET_TOAST_COMPRESSION, Status.OK, ToastCompressions.describe(sink.toastCompression(), ToastCompressions.apply(connection, sink.toastCompression())));
+            add(SinkConfig.TARGET_TOAST_COMPRESSION, Status.OK, ToastCompressions.describe(sink.toastCompression(), ToastCompressions.lz4(connection)));
             try (Statement statement = connection.createStatement();
                     ResultSet rows = statement.executeQuery("SELECT has_database_privilege(current_database(), 'TEMPORARY'), current_database(), current_user")) {
                 rows.next();

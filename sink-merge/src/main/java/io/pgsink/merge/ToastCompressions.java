@@ -42,7 +42,17 @@ public final class ToastCompressions
         };
     }
 
-    /** What {@code pgsink check} says about {@code compression} on a connection it was {@linkplain #apply applied} to, with that outcome. */
+    /** Whether the connection compresses with lz4 (false where the server has no such setting). */
+    public static boolean lz4(Connection connection)
+            throws SQLException
+    {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT current_setting('default_toast_compression', true) = 'lz4'")) {
+            return rows.next() && rows.getBoolean(1);
+        }
+    }
+
+    /** What {@code pgsink check} says about {@code compression}, given whether the sink's connections compress with lz4. */
     public static String describe(ToastCompression compression, boolean lz4)
     {
         return switch (compression) {

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.function.Function;
@@ -26,9 +25,7 @@ import static java.util.Objects.requireNonNull;
  * its original record, and reports records, waiting until Connect has them, so that they are in
  * the dead-letter queue before their positions are stored. Owned by the task's thread: the task
  * does not pipeline its flushes when it reports to Connect (see {@code PgsinkSinkTask#flushPolicy}),
- * so reports are made on the task's thread. Were the applier thread to report the rows of the batch
- * it applies, the records of a handed-off batch are kept apart ({@link #handedOff}), untouched by the
- * task's thread until the batch committed.
+ * so a batch is applied, and its refused rows reported, before it is handed off.
  */
 final class ErrantRecords
 {
@@ -36,10 +33,8 @@ final class ErrantRecords
     private final ErrantRecordReporter reporter;
     /** The partition a position names, for a record not kept; null when the task does not own it. */
     private final Function<String, TopicPartition> partitions;
-    /** Records behind the buffered events; concurrent, as the applier thread of a pipelined sink may look up one not handed off. */
-    private final Map<SourcePosition, SinkRecord> buffered = new ConcurrentHashMap<>();
-    /** Records behind the batch handed off last and not yet committed; empty when none. */
-    private volatile Map<SourcePosition, SinkRecord> handedOff = Map.of();
+    /** Records behind the buffered events. */
+    private final Map<SourcePosition, SinkRecord> buffered = new HashMap<>();
 
     ErrantRecords(String name, ErrantRecordReporter reporter, Function<String, TopicPartition> partitions)
     {
@@ -58,26 +53,10 @@ final class ErrantRecords
         buffered.remove(position);
     }
 
-    /** The buffer was emptied into a batch: its records stay until the batch committed. */
-    void handedOff()
-    {
-        Map<SourcePosition, SinkRecord> batch = new HashMap<>(handedOff);
-        batch.putAll(buffered);
-        handedOff = batch;
-        buffered.clear();
-    }
-
-    /** The batch handed off committed. */
-    void committed()
-    {
-        handedOff = Map.of();
-    }
-
-    /** The buffer was dropped. */
+    /** The buffer was emptied into a batch, which was applied first, or dropped. */
     void clear()
     {
         buffered.clear();
-        handedOff = Map.of();
     }
 
     /** Reports the records of rows the target refused; called in the flush transaction, before it commits. */
@@ -87,11 +66,7 @@ final class ErrantRecords
         List<Throwable> errors = new ArrayList<>(rows.size());
         for (RejectedRow row : rows) {
             SourcePosition position = row.change().position();
-            SinkRecord record = handedOff.get(position);
-            if (record == null) {
-                // unpipelined, a batch is applied before it is handed off
-                record = buffered.get(position);
-            }
+            SinkRecord record = buffered.get(position);
             if (record == null) {
                 // not kept (cannot happen for rows of this task's records): report where it was
                 TopicPartition partition = partitions.apply(position.partition());

@@ -603,7 +603,7 @@ public final class PgsinkSinkTask
             handedOffSourceMillis = newestSourceMillis;
             newestSourceMillis = 0;
             if (errantRecords != null) {
-                errantRecords.handedOff();
+                errantRecords.clear();
             }
         }
 
@@ -615,9 +615,6 @@ public final class PgsinkSinkTask
             for (KeyChangeHold.Held held : holds.held()) {
                 // held back, so not flushed
                 partitions.unflushed(held.partition, held.offset());
-            }
-            if (errantRecords != null) {
-                errantRecords.committed();
             }
             metrics.flushed(batch, elapsedNanos, handedOffSourceMillis);
             if (log.isDebugEnabled()) {
