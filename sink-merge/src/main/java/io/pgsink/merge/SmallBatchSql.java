@@ -1,6 +1,7 @@
 package io.pgsink.merge;
 
 import java.util.List;
+import java.util.Set;
 import java.util.StringJoiner;
 import java.util.regex.Pattern;
 
@@ -9,10 +10,17 @@ import static io.pgsink.copy.SqlIdentifiers.quote;
 /**
  * The statements of one table's small batches ({@link SmallBatchWriter}), made once per
  * {@link TablePlan}: the staging table's statements, with the staging table replaced by a
- * {@code WITH} query over {@code unnest} of text arrays bound as parameters, one per column, each
- * element cast to the column's type (the type's input function, as COPY reads text).
+ * {@code WITH} query over {@code unnest} of arrays bound as parameters, one per column. A column of
+ * a built-in scalar type that is not text ({@link #bindsTyped}) is bound as an array literal of its
+ * type, which the server reads with the type's input function, as COPY reads text; any other
+ * column as a text array whose elements are cast to the column's type (an I/O conversion through
+ * the same input function).
  *
- * @param merge the {@code MERGE} (PostgreSQL 15+): parameters are the insert flags, then one array per column
+ * @param merge the {@code MERGE} (PostgreSQL 15+): parameters are the insert flags, then one array per column.
+ *         Unlike the staging table's, it does not turn hash and merge joins off: the planner knows
+ *         how many rows {@code unnest} returns and probes the key index for a few hundred of them
+ *         by itself, and the two {@code SET LOCAL}s would cost the server more than the typed
+ *         arrays save
  * @param deleteKeys the delete of touched keys: one array per primary-key column (target key order)
  * @param insertRows the insert of final rows: the insert flags, then one array per column
  * @param deleteAndInsert {@code deleteKeys} and {@code insertRows}, sent together: their parameters in that order
@@ -24,6 +32,16 @@ record SmallBatchSql(String merge, String deleteKeys, String insertRows, String 
 
     private static final String ROWS = "__pgsink_rows";
     private static final String KEYS = "__pgsink_keys";
+    /**
+     * Types whose values are bound as an array literal of the type itself ({@code ?::bigint[]}),
+     * so that the server parses each value once with the type's input function instead of making a
+     * text value and then converting it: built-in scalar types, not text (a text array travels in
+     * binary and needs no conversion), whose array literals separate elements with commas (not
+     * {@code box}) and whose names, without modifier, are a type ({@code interval year to month} is
+     * not).
+     */
+    private static final Set<String> TYPED = Set.of("smallint", "integer", "bigint", "numeric", "real", "double precision", "boolean",
+            "date", "timestamp without time zone", "timestamp with time zone", "time without time zone", "uuid", "jsonb", "json", "bytea");
     /** A type modifier as {@code format_type} prints it: {@code (20)}, {@code (12,2)}. */
     private static final Pattern TYPE_MODIFIER = Pattern.compile("\\(\\d+(,\\d+)?\\)");
 
@@ -33,7 +51,7 @@ record SmallBatchSql(String merge, String deleteKeys, String insertRows, String 
         List<TargetColumn> keyColumns = target.primaryKey().stream().map(name -> target.column(name).orElseThrow()).toList();
         String deleteKeys = "WITH " + relation(KEYS, keyColumns, false) + " " + dialect.delete().deleteTouchedKeys(target, KEYS);
         String insertRows = rows + insert(target, columns);
-        return new SmallBatchSql(Statements.PROBE_KEY_INDEX + rows + Statements.merge(target, columns, ROWS, deleteAction), deleteKeys, insertRows, deleteKeys + "; " + insertRows);
+        return new SmallBatchSql(rows + Statements.merge(target, columns, ROWS, deleteAction), deleteKeys, insertRows, deleteKeys + "; " + insertRows);
     }
 
     /** As {@link Statements#insertFromStaging}; identity columns are written as given, as COPY writes them. */
@@ -58,18 +76,34 @@ record SmallBatchSql(String merge, String deleteKeys, String insertRows, String 
         StringJoiner aliases = new StringJoiner(", ");
         int index = 0;
         if (insertFlag) {
-            select.add("u.c0::boolean AS " + quote(StagingColumns.INSERT));
-            arrays.add("?::text[]");
+            select.add("u.c0 AS " + quote(StagingColumns.INSERT));
+            arrays.add("?::boolean[]");
             aliases.add("c0");
             index++;
         }
         for (TargetColumn column : columns) {
             String alias = "c" + index++;
-            select.add("u." + alias + "::" + castType(column.declaredType()) + " AS " + quote(column.name()));
-            arrays.add("?::text[]");
+            String type = castType(column.declaredType());
+            if (bindsTyped(column)) {
+                select.add("u." + alias + " AS " + quote(column.name()));
+                arrays.add("?::" + type + "[]");
+            }
+            else {
+                select.add("u." + alias + "::" + type + " AS " + quote(column.name()));
+                arrays.add("?::text[]");
+            }
             aliases.add(alias);
         }
         return quote(name) + " AS (SELECT " + select + " FROM unnest(" + arrays + ") AS u(" + aliases + "))";
+    }
+
+    /**
+     * Whether {@code column}'s values are bound as an array literal of its own type (see
+     * {@link #TYPED}); else as a text array, cast element by element.
+     */
+    static boolean bindsTyped(TargetColumn column)
+    {
+        return TYPED.contains(castType(column.declaredType()));
     }
 
     /**

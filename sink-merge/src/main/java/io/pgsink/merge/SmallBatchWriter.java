@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -34,8 +35,10 @@ import static java.util.Objects.requireNonNull;
  *     ({@link TableWriter.FreshKeyConflict}), as for COPY.</li>
  * </ul>
  * Values are encoded by the plan's COPY encoders ({@link CopyRows}, staged-row layout, metadata
- * columns included) into CSV, split into fields again here, and cast to the columns' types by the
- * server: the text of each value is the text COPY would have sent.
+ * columns included) into CSV, split into fields again here, and bound per column as an array
+ * literal of the column's type, or as a text array cast to it ({@link SmallBatchSql#bindsTyped}):
+ * either way the server reads the text of each value that COPY would have sent, with the type's
+ * input function.
  *
  * <p>Not taken ({@link #takes}) where the COPY path must run: a Greenplum target, history and
  * append-only tables (not planned here at all), rows with unchanged TOAST values (filled from the
@@ -55,7 +58,16 @@ final class SmallBatchWriter
     /** The CSV of the batch's rows; grows to the largest batch. */
     private byte[] csv = new byte[16 * 1024];
     private int csvLength;
-    private byte[] field = new byte[256];
+    private byte[] unquoted = new byte[256];
+    /** The batch's fields in {@link #csv}, row by row ({@link #split}). */
+    private int rowCount;
+    private int fieldCount;
+    private int[] fieldStart = new int[0];
+    private int[] fieldEnd = new int[0];
+    private boolean[] fieldQuoted = new boolean[0];
+    /** The array literal being built; grows to the largest. */
+    private byte[] literal = new byte[4 * 1024];
+    private int literalLength;
 
     /**
      * @param maxChanges {@code flush.small.batch.max.events}; 0 never takes the small path
@@ -102,10 +114,10 @@ final class SmallBatchWriter
         // staged row: insert flag, unavailable mask, fill key columns, then the columns
         int firstColumn = 2 + keyColumns;
         int fields = firstColumn + plan.columns.size();
-        String[][] values = split(changes.size(), fields);
+        split(changes.size(), fields);
         if (merge) {
             try (PreparedStatement statement = connection.prepareStatement(plan.small.merge())) {
-                bindRows(connection, statement, 1, values, firstColumn, null);
+                bindRows(connection, statement, 1, plan, firstColumn, null);
                 statement.execute();
             }
             return;
@@ -128,11 +140,12 @@ final class SmallBatchWriter
             if (anyDeleted) {
                 for (int i = 0; i < keyColumns; i++) {
                     int column = plan.source.keyIndex(plan.fillKeyPosition[i]);
-                    statement.setArray(parameter++, connection.createArrayOf("text", select(values[firstColumn + column], deleted)));
+                    TargetColumn target = plan.target.column(plan.target.primaryKey().get(i)).orElseThrow();
+                    bind(connection, statement, parameter++, firstColumn + column, SmallBatchSql.bindsTyped(target), deleted);
                 }
             }
             if (anyInserted) {
-                bindRows(connection, statement, parameter, values, firstColumn, inserted);
+                bindRows(connection, statement, parameter, plan, firstColumn, inserted);
             }
             statement.execute();
         }
@@ -146,32 +159,127 @@ final class SmallBatchWriter
     }
 
     /** Binds the insert flags and the columns from {@code parameter} on, of the rows {@code selected} says (all when null). */
-    private static void bindRows(Connection connection, PreparedStatement statement, int parameter, String[][] values, int firstColumn, boolean @Nullable [] selected)
+    private void bindRows(Connection connection, PreparedStatement statement, int parameter, TablePlan plan, int firstColumn, boolean @Nullable [] selected)
             throws SQLException
     {
-        statement.setArray(parameter++, connection.createArrayOf("text", select(values[0], selected)));
-        for (int column = firstColumn; column < values.length; column++) {
-            statement.setArray(parameter++, connection.createArrayOf("text", select(values[column], selected)));
+        bind(connection, statement, parameter++, 0, true, selected);
+        for (int column = 0; column < plan.columns.size(); column++) {
+            bind(connection, statement, parameter++, firstColumn + column, SmallBatchSql.bindsTyped(plan.columns.get(column)), selected);
         }
     }
 
-    private static String[] select(String[] values, boolean @Nullable [] selected)
+    /**
+     * Binds field {@code field} of the rows {@code selected} says (all when null) as parameter
+     * {@code parameter}: an array literal of the column's type, which the statement casts the
+     * untyped parameter to ({@link SmallBatchSql#bindsTyped}), or a text array.
+     */
+    private void bind(Connection connection, PreparedStatement statement, int parameter, int field, boolean typed, boolean @Nullable [] selected)
+            throws SQLException
     {
-        if (selected == null) {
-            return values;
+        if (typed) {
+            statement.setObject(parameter, arrayLiteral(field, selected), Types.OTHER);
         }
-        int count = 0;
-        for (boolean chosen : selected) {
-            count += chosen ? 1 : 0;
+        else {
+            statement.setArray(parameter, connection.createArrayOf("text", texts(field, selected)));
         }
-        String[] chosen = new String[count];
-        int next = 0;
-        for (int i = 0; i < values.length; i++) {
-            if (selected[i]) {
-                chosen[next++] = values[i];
+    }
+
+    /**
+     * The array literal of field {@code field} of the selected rows: {@code NULL}, or each value
+     * double-quoted with its backslashes and double quotes escaped, so the server reads the text
+     * of each value exactly as COPY would.
+     */
+    private String arrayLiteral(int field, boolean @Nullable [] selected)
+    {
+        literalLength = 0;
+        appendLiteral((byte) '{');
+        boolean first = true;
+        for (int row = 0; row < rowCount; row++) {
+            if (selected != null && !selected[row]) {
+                continue;
+            }
+            if (!first) {
+                appendLiteral((byte) ',');
+            }
+            first = false;
+            int span = row * fieldCount + field;
+            int start = fieldStart[span];
+            int end = fieldEnd[span];
+            if (start < 0) {
+                appendLiteral((byte) 'N');
+                appendLiteral((byte) 'U');
+                appendLiteral((byte) 'L');
+                appendLiteral((byte) 'L');
+                continue;
+            }
+            appendLiteral((byte) '"');
+            boolean quoted = fieldQuoted[span];
+            for (int position = start; position < end; position++) {
+                byte b = csv[position];
+                if (quoted && b == '"') {
+                    // a doubled quote inside a quoted CSV field
+                    position++;
+                }
+                if (b == '"' || b == '\\') {
+                    appendLiteral((byte) '\\');
+                }
+                appendLiteral(b);
+            }
+            appendLiteral((byte) '"');
+        }
+        appendLiteral((byte) '}');
+        return new String(literal, 0, literalLength, StandardCharsets.UTF_8);
+    }
+
+    private void appendLiteral(byte b)
+    {
+        if (literalLength == literal.length) {
+            literal = Arrays.copyOf(literal, literal.length * 2);
+        }
+        literal[literalLength++] = b;
+    }
+
+    /** The values of field {@code field} of the selected rows: null, or the field's text (quotes removed, doubled quotes single). */
+    private String[] texts(int field, boolean @Nullable [] selected)
+    {
+        int count = rowCount;
+        if (selected != null) {
+            count = 0;
+            for (boolean chosen : selected) {
+                count += chosen ? 1 : 0;
             }
         }
-        return chosen;
+        String[] values = new String[count];
+        int next = 0;
+        for (int row = 0; row < rowCount; row++) {
+            if (selected != null && !selected[row]) {
+                continue;
+            }
+            int span = row * fieldCount + field;
+            int start = fieldStart[span];
+            if (start < 0) {
+                values[next++] = null;
+                continue;
+            }
+            int end = fieldEnd[span];
+            if (!fieldQuoted[span]) {
+                values[next++] = new String(csv, start, end - start, StandardCharsets.UTF_8);
+                continue;
+            }
+            int length = 0;
+            for (int position = start; position < end; position++) {
+                byte b = csv[position];
+                if (b == '"') {
+                    position++;
+                }
+                if (length == unquoted.length) {
+                    unquoted = Arrays.copyOf(unquoted, length * 2);
+                }
+                unquoted[length++] = b;
+            }
+            values[next++] = new String(unquoted, 0, length, StandardCharsets.UTF_8);
+        }
+        return values;
     }
 
     /** Encodes every change as a staged row with all its values into {@link #csv}. */
@@ -196,50 +304,54 @@ final class SmallBatchWriter
     }
 
     /**
-     * Splits {@link #csv} into values by field, then row: NULL for an unquoted empty field, the
-     * text of a field otherwise (quotes removed, doubled quotes single).
+     * Finds the fields of {@link #csv}, {@code fields} per row: where each starts and ends (within
+     * its quotes, if quoted), or a start of -1 for NULL (an unquoted empty field).
      */
-    private String[][] split(int rowCount, int fields)
+    private void split(int rows, int fields)
     {
-        String[][] values = new String[fields][rowCount];
+        rowCount = rows;
+        fieldCount = fields;
+        int spans = rows * fields;
+        if (fieldStart.length < spans) {
+            fieldStart = new int[spans];
+            fieldEnd = new int[spans];
+            fieldQuoted = new boolean[spans];
+        }
         int position = 0;
-        for (int row = 0; row < rowCount; row++) {
-            for (int column = 0; ; column++) {
-                String value;
+        int span = 0;
+        for (int row = 0; row < rows; row++) {
+            for (int column = 0; ; column++, span++) {
                 if (csv[position] == '"') {
-                    int length = 0;
                     position++;
+                    fieldStart[span] = position;
                     while (true) {
-                        byte b = csv[position++];
-                        if (b == '"') {
+                        if (csv[position++] == '"') {
                             if (csv[position] != '"') {
                                 break;
                             }
                             position++;
                         }
-                        if (length == field.length) {
-                            field = Arrays.copyOf(field, length * 2);
-                        }
-                        field[length++] = b;
                     }
-                    value = new String(field, 0, length, StandardCharsets.UTF_8);
+                    fieldEnd[span] = position - 1;
+                    fieldQuoted[span] = true;
                 }
                 else {
                     int start = position;
                     while (csv[position] != ',' && csv[position] != '\n') {
                         position++;
                     }
-                    value = position == start ? null : new String(csv, start, position - start, StandardCharsets.UTF_8);
+                    fieldStart[span] = position == start ? -1 : start;
+                    fieldEnd[span] = position;
+                    fieldQuoted[span] = false;
                 }
-                values[column][row] = value;
                 if (csv[position++] == '\n') {
                     if (column != fields - 1) {
                         throw new IllegalStateException("Row " + row + " of a small batch has " + (column + 1) + " fields, expected " + fields);
                     }
+                    span++;
                     break;
                 }
             }
         }
-        return values;
     }
 }

@@ -13,11 +13,18 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -351,7 +358,6 @@ class MergeApplierIT
         createTable("trips", "id bigint PRIMARY KEY, v text, n numeric(12,2)");
         schema.execute("INSERT INTO trips SELECT i, 'base ' || i, i FROM generate_series(1, 1000) i");
         TableSchema trips = TableSchema.of(TableId.of("src", "trips"), List.of("id", "v", "n"), List.of("id"));
-        // the COPY path, counted the same way: position, COPY into staging (statement, then data), MERGE, COMMIT
         // the COPY path, counted the same way: position, COPY into staging (statement, then data), MERGE, COMMIT;
         // deleting and inserting, the DELETE and a second COPY (the rows, straight into the target) instead of the MERGE
         long copy = updatesInPlace() ? 5 : 7;
@@ -402,6 +408,55 @@ class MergeApplierIT
             }
         }
         return List.of(roundTrips);
+    }
+
+    /**
+     * Values of every type the small path binds as an array literal of its own type, and of text
+     * (bound as a text array), with the characters array literals and CSV escape, come out of
+     * either path alike: inserted, then updated in place (or deleted and inserted).
+     */
+    @Test
+    void valuesOfBoundTypesReadAlikeOnBothPaths()
+            throws SQLException
+    {
+        String definitions = "id bigint PRIMARY KEY, s smallint, i integer, n numeric(20,5), r real, d double precision, b boolean, dt date,"
+                + " ts timestamp(3), tz timestamp with time zone, tm time, u uuid, jb jsonb, js json, by bytea, tx text, vc varchar(40)";
+        List<String> names = List.of("id", "s", "i", "n", "r", "d", "b", "dt", "ts", "tz", "tm", "u", "jb", "js", "by", "tx", "vc");
+        TableSchema source = TableSchema.of(TableId.of("src", "bound"), names, List.of("id"));
+        String tricky = "a \"quoted\" \\ back,slash {brace} NULL\nline";
+        Object[] first = {1L, (short) -7, 42, new BigDecimal("-12345.67891"), 1.5f, Double.NaN, true, LocalDate.of(2026, 11, 25),
+                LocalDateTime.of(2026, 11, 25, 7, 30, 1, 123_000_000), OffsetDateTime.of(2026, 11, 25, 7, 30, 1, 0, ZoneOffset.ofHours(2)),
+                LocalTime.of(23, 59, 58), UUID.fromString("0f8fad5b-d9cb-469f-a165-70867728950e"), "{\"k\": \"v \\\" {x}, y\"}", "[1, \"a,b\"]",
+                new byte[] {0, 1, (byte) 0xff, '\\', '"'}, tricky, ""};
+        Object[] nulls = new Object[names.size()];
+        nulls[0] = 2L;
+        Object[] second = first.clone();
+        second[1] = Short.MAX_VALUE;
+        second[2] = Integer.MIN_VALUE;
+        second[5] = Double.NEGATIVE_INFINITY;
+        second[12] = "{\"NULL\": null}";
+        second[15] = "NULL";
+        second[16] = "\"";
+        for (String path : List.of("copy", "small")) {
+            createTable("bound_" + path, definitions);
+            try (BufferedSink sink = sink(Map.of(SinkConfig.FLUSH_SMALL_BATCH_MAX_EVENTS, path.equals("copy") ? "0" : "256",
+                    SinkConfig.TARGET_TABLE_NAME_FORMAT, schema.name() + ".${table}_" + path))) {
+                sink.accept(ChangeEvent.insert(source, first.clone(), at(1), 0));
+                sink.accept(ChangeEvent.insert(source, nulls.clone(), at(2), 0));
+                sink.flush();
+                sink.accept(ChangeEvent.update(source, null, second.clone(), at(3), 0));
+                sink.flush();
+            }
+        }
+        String rows = "SELECT t::text FROM %s t ORDER BY id";
+        List<List<String>> small = TestingSink.query(schema, rows.formatted("bound_small"));
+        assertThat(small)
+                .isEqualTo(TestingSink.query(schema, rows.formatted("bound_copy")))
+                .hasSize(2);
+        assertThat(TestingSink.query(schema, "SELECT tx, vc, jb ->> 'NULL' IS NULL, by = '\\x0001ff5c22'::bytea FROM bound_small WHERE id = 1"))
+                .containsExactly(List.of("NULL", "\"", "t", "t"));
+        assertThat(TestingSink.query(schema, "SELECT num_nulls(s, i, n, r, d, b, dt, ts, tz, tm, u, jb, js, by, tx, vc) FROM bound_small WHERE id = 2"))
+                .containsExactly(List.of("16"));
     }
 
     /** Lengths, padding and rounding of types with modifiers come out of either path alike: the small path casts text without the modifier and lets the assignment apply it, as COPY does. */
