@@ -181,9 +181,6 @@ public final class FlushBenchmark
     private static final class Runner
     {
         private static final long WARM_UP_EVENTS = 20_000;
-        /** Flushes of a warm-up in batches of fewer than {@value #SMALL_BATCH} events, so that the code run once per flush is compiled too. */
-        private static final int WARM_UP_FLUSHES = 1_000;
-        private static final int SMALL_BATCH = 1_000;
 
         private final BenchmarkDatabase database;
         private final Options options;
@@ -244,13 +241,9 @@ public final class FlushBenchmark
 
         /**
          * The first time a method meets a kind of workload, it applies a small one of that kind
-         * ({@value #WARM_UP_EVENTS} events at most; in batches of fewer than {@value #SMALL_BATCH}
-         * events, {@value #WARM_UP_FLUSHES} flushes), untimed and verified, so that the JIT has
+         * ({@value #WARM_UP_EVENTS} events at most), untimed and verified, so that the JIT has
          * compiled its code before its clock starts, as it has in a service that has run for a while.
-         * Otherwise whichever method runs first pays for the compilation: with 20,000 events in
-         * 100-event flushes, the code run once per flush ran 200 times, too few for the optimizing
-         * compiler, which then compiled it during the first timed run (client CPU 3 to 4 times that
-         * of the later runs, for pgsink and the merged upsert alike, 2026-11-25).
+         * Otherwise whichever method runs first pays for the compilation.
          */
         private void warmUp(Supplier<Method> factory, Workload workload, int batch)
                 throws SQLException
@@ -259,7 +252,7 @@ public final class FlushBenchmark
             if (!warmedUp.add(method.name() + " " + workload.columns.names + " " + (workload.baseRows == 0))) {
                 return;
             }
-            long events = Math.min(batch < SMALL_BATCH ? (long) WARM_UP_FLUSHES * batch : WARM_UP_EVENTS, workload.changes.size());
+            long events = Math.min(WARM_UP_EVENTS, workload.changes.size());
             Workload warmUp = workload.baseRows == 0
                     ? Workload.inserts("warm-up", workload.columns, events, options.seed() + 1)
                     : Workload.mixed("warm-up", workload.columns, events, events, options.seed() + 1);
