@@ -70,6 +70,8 @@ public final class MergeApplier
     private final Optional<RejectedRowHandler> rejectedRowHandler;
     private final PositionStore positions;
     private final WriterFence fence;
+    /** The positions and fence checks a flush writes first, in one round trip. */
+    private final FlushHead head;
     /** The writer generations this applier claimed or holds, by fence; checked in every flush. */
     private final Map<String, Long> claims = new HashMap<>();
     private final TargetSession session;
@@ -101,6 +103,7 @@ public final class MergeApplier
         this.rejectedRowHandler = builder.rejectedRowHandler;
         this.positions = new PositionStore(config);
         this.fence = new WriterFence(config);
+        this.head = new FlushHead(positions, fence);
         this.session = new TargetSession(sinkName, builder.connector, config.targetDialect(), positions::createTable, builder.poolMetrics);
         this.plans = new TablePlans(config, staging, builder.sourceColumns);
         // a table or column gone: the target changed under us, read the catalog again next time
@@ -260,10 +263,9 @@ public final class MergeApplier
             start = phases.add(Phase.PREPARE, start);
             boolean positionsLast = session.dialect().offsets().storesPositionsLast();
             if (!positionsLast) {
-                // first, so that the transaction's BEGIN travels with it: before a COPY, pgjdbc sends
+                // first, so that the transaction's BEGIN travels with them: before a COPY, pgjdbc sends
                 // BEGIN on its own and waits for the answer, a round trip of its own
-                transaction.positionsStored(positions.store(connection, session.dialect(), batch.positions()));
-                fence.check(connection, claims);
+                transaction.positionsStored(head.write(connection, session.dialect(), batch.positions(), claims));
                 start = phases.add(Phase.POSITIONS, start);
             }
             ApplyMethod method = applyMethod();

@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 import static io.pgsink.copy.SqlIdentifiers.quote;
@@ -94,9 +95,7 @@ final class PositionStore
         for (SourcePosition position : new TreeMap<>(positions).values()) {
             for (String sql : statements) {
                 try (PreparedStatement statement = connection.prepareStatement(sql)) {
-                    statement.setString(1, position.offset());
-                    statement.setString(2, sinkName);
-                    statement.setString(3, position.partition());
+                    bind(statement, 1, position);
                     boolean stored;
                     if (statement.execute()) {
                         try (ResultSet rows = statement.getResultSet()) {
@@ -116,5 +115,25 @@ final class PositionStore
             }
         }
         return transactionId;
+    }
+
+    /**
+     * The one statement that stores a position where the dialect has one (PostgreSQL's upsert,
+     * which returns the transaction's id); empty where a position takes a second statement when the
+     * first wrote nothing (Greenplum), so that it cannot be sent with others ({@link FlushHead}).
+     */
+    Optional<String> singleStatement(Dialect dialect)
+    {
+        List<String> statements = dialect.offsets().storeOffset(qualifiedTable);
+        return statements.size() == 1 ? Optional.of(statements.get(0)) : Optional.empty();
+    }
+
+    /** Binds {@code position} to the three parameters of a storing statement from {@code first} on. */
+    void bind(PreparedStatement statement, int first, SourcePosition position)
+            throws SQLException
+    {
+        statement.setString(first, position.offset());
+        statement.setString(first + 1, sinkName);
+        statement.setString(first + 2, position.partition());
     }
 }

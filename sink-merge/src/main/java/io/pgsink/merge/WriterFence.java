@@ -89,16 +89,38 @@ final class WriterFence
         if (claims.isEmpty()) {
             return;
         }
-        try (PreparedStatement statement = connection.prepareStatement("UPDATE " + qualifiedTable
-                + " SET updated_at = now() WHERE sink_name = ? AND source_partition = ? AND source_offset = ?")) {
+        try (PreparedStatement statement = connection.prepareStatement(checkStatement())) {
             for (Map.Entry<String, Long> claim : new TreeMap<>(claims).entrySet()) {
-                statement.setString(1, generationSinkName);
-                statement.setString(2, claim.getKey());
-                statement.setString(3, Long.toString(claim.getValue()));
-                if (statement.executeUpdate() == 0) {
-                    throw new WriterFencedException(sinkName, claim.getKey(), claim.getValue(), qualifiedTable);
-                }
+                bindCheck(statement, 1, claim.getKey(), claim.getValue());
+                checked(claim.getKey(), claim.getValue(), statement.executeUpdate());
             }
+        }
+    }
+
+    /** The compare-and-set of one fence's generation ({@link #check}): three parameters, see {@link #bindCheck}. */
+    String checkStatement()
+    {
+        return "UPDATE " + qualifiedTable + " SET updated_at = now() WHERE sink_name = ? AND source_partition = ? AND source_offset = ?";
+    }
+
+    /** Binds a check of {@code fence} at {@code generation} to the parameters of {@link #checkStatement} from {@code first} on. */
+    void bindCheck(PreparedStatement statement, int first, String fence, long generation)
+            throws SQLException
+    {
+        statement.setString(first, generationSinkName);
+        statement.setString(first + 1, fence);
+        statement.setString(first + 2, Long.toString(generation));
+    }
+
+    /**
+     * Judges a check of {@code fence} by the rows its {@code UPDATE} changed.
+     *
+     * @throws WriterFencedException when none: another writer claimed the fence since
+     */
+    void checked(String fence, long generation, int updatedRows)
+    {
+        if (updatedRows == 0) {
+            throw new WriterFencedException(sinkName, fence, generation, qualifiedTable);
         }
     }
 

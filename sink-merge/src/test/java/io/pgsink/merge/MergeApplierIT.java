@@ -6,6 +6,7 @@ import io.pgsink.core.ChangeEvent;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
+import io.pgsink.core.SourcePosition;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
 import org.awaitility.Awaitility;
@@ -22,6 +23,7 @@ import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -366,6 +368,49 @@ class MergeApplierIT
         assertThat(roundTripsPerFlush(trips, "256", 1)).containsExactly(3L, 3L, 3L);
         // base rows, 2 x 3 x (40 inserts - 10 deletes), and the warm-up's insert of key 1001
         assertThat(TestingSink.query(schema, "SELECT count(*), count(*) FILTER (WHERE v LIKE 'flush %') FROM trips")).containsExactly(List.of("1181", "480"));
+    }
+
+    /**
+     * The positions of several source partitions and the checks of several writer fences (a Kafka
+     * Connect task holds one per topic partition) travel together, with the transaction's BEGIN:
+     * a small flush still takes 3 round trips, as without them.
+     */
+    @Test
+    void positionsAndFenceChecksTakeOneRoundTrip()
+            throws SQLException
+    {
+        createTable("fenced_trips", "id bigint PRIMARY KEY, v text");
+        TableSchema table = TableSchema.of(TableId.of("src", "fenced_trips"), List.of("id", "v"), List.of("id"));
+        String counter = schema.name() + "-fenced-trips";
+        Map<String, String> properties = Map.of(
+                SinkConfig.SINK_NAME, "fenced_trips",
+                SinkConfig.FLUSH_SMALL_BATCH_MAX_EVENTS, "256",
+                SinkConfig.FLUSH_MAX_EVENTS, "100000",
+                SinkConfig.FLUSH_INTERVAL_MS, "3600000",
+                SinkConfig.TARGET_JDBC_PREFIX + "socketFactory", RoundTripCountingSocketFactory.class.getName(),
+                SinkConfig.TARGET_JDBC_PREFIX + "socketFactoryArg", counter);
+        MergeApplier applier = applier(properties);
+        for (String fence : List.of("orders-0", "orders-1", "orders-2")) {
+            applier.claim(fence);
+        }
+        SinkConfig config = config(properties);
+        List<Long> roundTrips = new ArrayList<>();
+        try (BufferedSink sink = new BufferedSink(config.sinkName(), config.flushPolicy(), applier)) {
+            for (int flush = 0; flush < 3; flush++) {
+                for (int i = 0; i < 20; i++) {
+                    long key = flush * 100L + i;
+                    sink.accept(ChangeEvent.insert(table, new Object[] {key, "flush " + flush}, new SourcePosition("orders-" + (i % 3), Long.toString(key)), 0));
+                }
+                long before = RoundTripCountingSocketFactory.roundTrips(counter);
+                sink.flush();
+                roundTrips.add(RoundTripCountingSocketFactory.roundTrips(counter) - before);
+            }
+        }
+        // the first flush also plans the table; then: positions and checks, the MERGE, COMMIT
+        assertThat(roundTrips.subList(1, 3)).containsExactly(3L, 3L);
+        assertThat(TestingSink.query(schema, "SELECT count(*) FROM fenced_trips")).containsExactly(List.of("60"));
+        assertThat(TestingSink.query(schema, "SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = 'fenced_trips' ORDER BY 1"))
+                .containsExactly(List.of("orders-0", "218"), List.of("orders-1", "219"), List.of("orders-2", "217"));
     }
 
     /**
