@@ -24,11 +24,13 @@ import static io.pgsink.copy.SqlIdentifiers.quote;
  * @param deleteKeys the delete of touched keys: one array per primary-key column (target key order)
  * @param insertRows the insert of final rows: the insert flags, then one array per column
  * @param deleteAndInsert {@code deleteKeys} and {@code insertRows}, sent together: their parameters in that order
+ * @param typedColumns per column, whether the statements read it as an array literal of its type ({@link #bindsTyped})
+ * @param typedKeys the same per primary-key column, in target key order
  */
-record SmallBatchSql(String merge, String deleteKeys, String insertRows, String deleteAndInsert)
+record SmallBatchSql(String merge, String deleteKeys, String insertRows, String deleteAndInsert, List<Boolean> typedColumns, List<Boolean> typedKeys)
 {
     /** For plans that never take the small path (append-only and history tables). */
-    static final SmallBatchSql NONE = new SmallBatchSql("", "", "", "");
+    static final SmallBatchSql NONE = new SmallBatchSql("", "", "", "", List.of(), List.of());
 
     private static final String ROWS = "__pgsink_rows";
     private static final String KEYS = "__pgsink_keys";
@@ -51,7 +53,8 @@ record SmallBatchSql(String merge, String deleteKeys, String insertRows, String 
         List<TargetColumn> keyColumns = target.primaryKey().stream().map(name -> target.column(name).orElseThrow()).toList();
         String deleteKeys = "WITH " + relation(KEYS, keyColumns, false) + " " + dialect.delete().deleteTouchedKeys(target, KEYS);
         String insertRows = rows + insert(target, columns);
-        return new SmallBatchSql(rows + Statements.merge(target, columns, ROWS, deleteAction), deleteKeys, insertRows, deleteKeys + "; " + insertRows);
+        return new SmallBatchSql(rows + Statements.merge(target, columns, ROWS, deleteAction), deleteKeys, insertRows, deleteKeys + "; " + insertRows,
+                columns.stream().map(SmallBatchSql::bindsTyped).toList(), keyColumns.stream().map(SmallBatchSql::bindsTyped).toList());
     }
 
     /** As {@link Statements#insertFromStaging}; identity columns are written as given, as COPY writes them. */

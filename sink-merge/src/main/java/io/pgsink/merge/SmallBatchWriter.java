@@ -140,8 +140,7 @@ final class SmallBatchWriter
             if (anyDeleted) {
                 for (int i = 0; i < keyColumns; i++) {
                     int column = plan.source.keyIndex(plan.fillKeyPosition[i]);
-                    TargetColumn target = plan.target.column(plan.target.primaryKey().get(i)).orElseThrow();
-                    bind(connection, statement, parameter++, firstColumn + column, SmallBatchSql.bindsTyped(target), deleted);
+                    bind(connection, statement, parameter++, firstColumn + column, plan.small.typedKeys().get(i), deleted);
                 }
             }
             if (anyInserted) {
@@ -164,7 +163,7 @@ final class SmallBatchWriter
     {
         bind(connection, statement, parameter++, 0, true, selected);
         for (int column = 0; column < plan.columns.size(); column++) {
-            bind(connection, statement, parameter++, firstColumn + column, SmallBatchSql.bindsTyped(plan.columns.get(column)), selected);
+            bind(connection, statement, parameter++, firstColumn + column, plan.small.typedColumns().get(column), selected);
         }
     }
 
