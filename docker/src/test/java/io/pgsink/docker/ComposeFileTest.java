@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Checks {@code docker/compose.yaml} without a Docker engine: the keys it uses exist in the
  * Compose specification, what it refers to (services, files, build contexts) exists, the stack
- * starts without a profile and with profile {@code greenplum}, and it has the services the README
+ * starts without a profile and with profile {@code greenplum}, and it has the services docs/getting-started.md
  * promises. {@link ComposeCliTest} runs {@code docker compose config} on top where a Compose CLI
  * is installed.
  */

@@ -121,7 +121,8 @@ public final class SqlFailures
             return Optional.of("the server refused the login: check " + userKey + " and " + passwordKey + " (and the server's pg_hba.conf), then start pgsink again");
         }
         if (state.equals(INSUFFICIENT_PRIVILEGE)) {
-            return Optional.of("the user " + userKey + " names lacks a privilege: grant it (see README, Privileges), then start pgsink again");
+            return Optional.of("the user " + userKey + " names lacks a privilege: grant it"
+                    + " (see docs/guides/security.md, Privileges of the target role), then start pgsink again");
         }
         return Optional.of("the database in " + urlKey + " does not exist: create it or fix " + urlKey + ", then start pgsink again");
     }

@@ -24,7 +24,7 @@ public final class ChangeMetadata
         OPERATION("text"),
         /** When the row's last change was committed on the source. */
         SOURCE_TIMESTAMP("timestamptz"),
-        /** Where the row's last change is in the source stream, as text (see the README). */
+        /** Where the row's last change is in the source stream, as text (see docs/concepts/history-and-soft-deletes.md). */
         SOURCE_POSITION("text"),
         /** When the sink applied the row: one time per flush transaction. */
         APPLIED_TIMESTAMP("timestamptz"),

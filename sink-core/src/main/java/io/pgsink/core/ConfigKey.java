@@ -10,7 +10,7 @@ import static java.util.Objects.requireNonNull;
 /**
  * One configuration key: its name, type, default, validator and documentation, and whether it is
  * a secret. The sink's table is {@link SinkConfig#KEYS}, each adapter has one of its own; Kafka
- * Connect's {@code ConfigDef} and the README's reference are built from them, so a key is
+ * Connect's {@code ConfigDef} and the configuration reference (docs/reference/configuration.md) are built from them, so a key is
  * documented and checked in exactly one place.
  *
  * <p>Reading a value parses it with the {@link ConfigType}, then checks it with the

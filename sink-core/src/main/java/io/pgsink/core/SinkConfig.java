@@ -68,7 +68,7 @@ public final class SinkConfig
     public static final String TABLE_MODE = "table.mode";
     public static final String HISTORY_TABLE_INCLUDE_LIST = "history.table.include.list";
 
-    /** Every key of the sink, shared by both adapters, in the order the README lists them: {@link SinkKeys#ALL}. */
+    /** Every key of the sink, shared by both adapters, in the order the configuration reference lists them: {@link SinkKeys#ALL}. */
     public static final List<ConfigKey<?>> KEYS = SinkKeys.ALL;
 
     private static final List<ConfigKey<?>> COPY_FORMAT_KEYS = List.of(SinkKeys.COPY_DELIMITER, SinkKeys.COPY_QUOTE, SinkKeys.COPY_ESCAPE, SinkKeys.COPY_NULL, SinkKeys.COPY_NUL_CHARACTER);

@@ -5,8 +5,8 @@ import java.util.Optional;
 
 /**
  * The sink's configuration keys, shared by the standalone service and the Kafka Connect sink: each
- * with its type, default, validator and documentation. {@link SinkConfig} reads them; the README's
- * reference and Kafka Connect's {@code ConfigDef} are built from {@link #ALL}.
+ * with its type, default, validator and documentation. {@link SinkConfig} reads them; the configuration
+ * reference (docs/reference/configuration.md) and Kafka Connect's {@code ConfigDef} are built from {@link #ALL}.
  */
 public final class SinkKeys
 {
@@ -93,7 +93,7 @@ public final class SinkKeys
     public static final ConfigKey<TablePatterns> HISTORY_TABLE_INCLUDE_LIST = ConfigKey.optional(SinkConfig.HISTORY_TABLE_INCLUDE_LIST, TablePatterns.CONFIG_TYPE, TablePatterns.NONE,
             "With table.mode=merge: comma-separated regular expressions matched against the whole schema.table of source tables (Kafka Connect: of the table a record is routed to); the tables they match are history tables, the others are merged.");
 
-    /** Every key, in the order the README lists them. */
+    /** Every key, in the order the configuration reference lists them. */
     public static final List<ConfigKey<?>> ALL = List.of(
             SINK_NAME,
             TARGET_URL,

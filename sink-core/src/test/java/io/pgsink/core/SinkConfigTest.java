@@ -41,7 +41,7 @@ class SinkConfigTest
         assertThat(config.smallBatchMaxEvents()).isEqualTo(256);
     }
 
-    /** Every key, its type and its default, in the README's order: a key added, dropped or changed is a decision. */
+    /** Every key, its type and its default, in the configuration reference's order: a key added, dropped or changed is a decision. */
     @Test
     void keyTable()
     {

@@ -10,7 +10,7 @@ import io.pgsink.core.TableSchema;
  * a row of its own, COPYed straight into the target in the flush transaction that stores the
  * source positions, with no staging table, delete or merge. The batch's commit and its positions
  * are one: a batch is applied again only when its transaction did not commit, so no change is
- * appended twice (see the README for the one exception, a lost COMMIT answer that cannot be
+ * appended twice (see docs/concepts/history-and-soft-deletes.md for the one exception, a lost COMMIT answer that cannot be
  * settled).
  *
  * <p>A history table holds many rows per source key, so it cannot have the source's primary key:

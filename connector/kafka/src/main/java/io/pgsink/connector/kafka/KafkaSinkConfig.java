@@ -218,7 +218,7 @@ public final class KafkaSinkConfig
      * each column's default there) as that default unless {@code replace.null.with.default=false}
      * (Kafka 3.5+): a NULL the source holds would be written as the column's default. A connector
      * naming JsonConverter must turn that off; the worker's converter, which a connector does not
-     * see, is README's to explain.
+     * see, is for docs/guides/kafka-connect.md to explain.
      */
     private static void checkNullsStayNull(Map<String, String> properties, List<ConfigProblem> problems)
     {

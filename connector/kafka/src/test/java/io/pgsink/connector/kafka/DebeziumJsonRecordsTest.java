@@ -340,7 +340,7 @@ class DebeziumJsonRecordsTest
     private static JsonConverter converter(boolean isKey)
     {
         JsonConverter converter = new JsonConverter();
-        // as README requires of the struct path: a NULL of a column with a default stays NULL
+        // as docs/guides/kafka-connect.md requires of the struct path: a NULL of a column with a default stays NULL
         converter.configure(Map.of("schemas.enable", "true", "replace.null.with.default", "false"), isKey);
         return converter;
     }

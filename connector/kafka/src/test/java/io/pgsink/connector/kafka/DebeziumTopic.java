@@ -115,7 +115,7 @@ final class DebeziumTopic
     private static JsonConverter converter(boolean key)
     {
         JsonConverter converter = new JsonConverter();
-        // as README's source connector configuration: a NULL is written as null, also where the column has a default
+        // as the source connector configuration of docs/guides/kafka-connect.md: a NULL is written as null, also where the column has a default
         converter.configure(Map.of("schemas.enable", "true", "replace.null.with.default", "false"), key);
         return converter;
     }

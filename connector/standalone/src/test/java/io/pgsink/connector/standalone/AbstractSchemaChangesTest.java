@@ -348,7 +348,7 @@ abstract class AbstractSchemaChangesTest
         try (RunningService running = RunningService.start(properties)) {
             // once Debezium polls, the initial load and the publication check after it are done, and a
             // change can only arrive streamed (a table created before that check stops this start
-            // instead, see README). The offsets table is no sign of it: the writer's claim fills it first.
+            // instead, see docs/concepts/schema-changes.md). The offsets table is no sign of it: the writer's claim fills it first.
             RunningService.await("streaming", CATCH_UP, () -> assertThat(running.service().state()).isEqualTo(ServiceState.State.STREAMING));
             source.execute("INSERT INTO public.early VALUES (2, 'two')");
             awaitEqual(running, "SELECT id, v FROM public.early ORDER BY id");
@@ -397,7 +397,7 @@ abstract class AbstractSchemaChangesTest
                         + " PRIMARY KEY (\"ID\", \"select\"))",
                 "INSERT INTO " + qualified + " VALUES (1, 'from', 1, 'q', 'd', 'u', 1), (2, 'where', 2, NULL, NULL, NULL, NULL)");
         // the same identifiers in a target table created beforehand and in one pgsink creates. Not a
-        // name ending in a double quote: Debezium leaves it unquoted in CREATE PUBLICATION (see README)
+        // name ending in a double quote: Debezium leaves it unquoted in CREATE PUBLICATION (see docs/concepts/type-mapping.md)
         String existing = quote("Existing \"T\" 1");
         source.execute("CREATE TABLE public." + existing + " (\"Key\" int PRIMARY KEY, \"Value\" text)", "INSERT INTO public." + existing + " VALUES (1, 'one')");
         target.execute("CREATE TABLE public." + existing + " (\"Value\" text, \"Key\" int PRIMARY KEY)");

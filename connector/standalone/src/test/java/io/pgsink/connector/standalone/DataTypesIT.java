@@ -220,7 +220,7 @@ class DataTypesIT
     }
 
     /**
-     * What Debezium cannot carry, shown as what arrives (the README lists these): a time with time
+     * What Debezium cannot carry, shown as what arrives (docs/concepts/type-mapping.md lists these): a time with time
      * zone streamed (id 2) arrives as the same instant in UTC. The initial load copies the source's
      * own text, so the row it copies (id 1) keeps the offset. (Debezium's own snapshot also lost a
      * BC date's era; streamed, pgoutput's text keeps it.)
