@@ -5,10 +5,17 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The connector example of docs/guides/kafka-connect.md holds every setting of the packaged sample. */
+/**
+ * The packaged sample (etc/pgsink-sink.json in the plugin archive) is a configuration the connector
+ * accepts, and the connector example of docs/guides/kafka-connect.md holds every setting of it.
+ */
 class KafkaConnectGuideSampleTest
 {
     @Test
@@ -26,5 +33,20 @@ class KafkaConnectGuideSampleTest
                 assertThat(guide).as("docs/guides/kafka-connect.md, the connector example").contains(withoutComma);
             }
         }
+    }
+
+    @Test
+    void packagedSampleIsAcceptedByTheConnector()
+            throws IOException
+    {
+        String sample = Files.readString(Path.of("src", "kafka-connect", "pgsink-sink.json"));
+        Map<String, String> config = new HashMap<>();
+        Pattern json = Pattern.compile("^\\s*\"([^\"]+)\": \"((?:[^\"\\\\]|\\\\.)*)\",?$", Pattern.MULTILINE);
+        Matcher setting = json.matcher(sample);
+        while (setting.find()) {
+            config.put(setting.group(1), setting.group(2).replace("\\\\", "\\"));
+        }
+        assertThat(config).containsKeys("connector.class", "target.url", "value.converter");
+        assertThat(KafkaSinkConfig.problems(config)).as("problems of the packaged sample").isEmpty();
     }
 }
