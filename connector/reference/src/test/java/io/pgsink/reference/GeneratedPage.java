@@ -17,7 +17,7 @@ final class GeneratedPage
     static void check(Path file, String generated, String test)
             throws IOException
     {
-        Path committed = Path.of("..").resolve(file);
+        Path committed = Path.of("..", "..").resolve(file);
         if (Boolean.getBoolean(Regeneration.UPDATE_PROPERTY)) {
             Files.createDirectories(committed.getParent());
             Files.writeString(committed, generated, StandardCharsets.UTF_8);

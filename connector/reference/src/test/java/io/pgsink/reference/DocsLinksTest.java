@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DocsLinksTest
 {
-    private static final Path ROOT = Path.of("..");
+    private static final Path ROOT = Path.of("..", "..");
     private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
     private static final Pattern FENCE = Pattern.compile("(?s)```.*?```");
     private static final Pattern HEADING = Pattern.compile("^#{1,6} (.*)$");
