@@ -233,16 +233,7 @@ class DataTypesIT
         String row = "'0044-03-15 BC', '10:15:30+05:30', '0044-03-15 12:00:00+00 BC', '{10:15:30+05:30}', '<?xml version=\"1.0\"?><r a=\"1\"/>'";
         source.execute(table, "INSERT INTO public.limits VALUES (1, " + row + ")");
         target.execute(table);
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", "public.limits");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", TestingDatabase.randomName("limits"));
-        properties.put("flush.interval.ms", "100");
-        properties.put("http.port", "-1");
-        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
-        try (RunningService running = RunningService.start(properties)) {
+        try (RunningService running = RunningService.start(serviceProperties("public.limits", "limits"))) {
             RunningService.await("the initial load", Duration.ofSeconds(90), () -> {
                 running.assertRunning();
                 assertThat(running.service().state()).isEqualTo(ServiceState.State.STREAMING);
@@ -263,6 +254,83 @@ class DataTypesIT
         assertThat(target.query(query)).containsOnly(
                 List.of("1", "0044-03-15 BC", "10:15:30+05:30", "04:45:30+00", "0044-03-15 12:00:00+00 BC", "{10:15:30+05:30}", "<r a=\"1\"/>"),
                 List.of("2", "0044-03-15 BC", "04:45:30+00", "04:45:30+00", "0044-03-15 12:00:00+00 BC", "{10:15:30+05:30}", "<r a=\"1\"/>"));
+    }
+
+    /**
+     * PostgreSQL's first and last values of each date and time type, BC dates and the infinities,
+     * copied by the initial load (ids below 100) and streamed (the same values again, ids from 101)
+     * arrive with the source's text. Streamed timestamps after 294247-01-10 04:00:54.775807 do not
+     * fit Debezium's MicroTimestamp (a long of microseconds), which saturates; the pgsinktext
+     * converter sends timestamp columns as text instead. A streamed timetz arrives as the same
+     * instant in UTC (see {@link #documentedDebeziumLimitsArriveAsDocumented}).
+     */
+    @Test
+    void theEndsOfEveryDateAndTimeRangeArriveExactly()
+            throws Exception
+    {
+        String table = "CREATE TABLE public.extremes (id int PRIMARY KEY, ts timestamp, ts3 timestamp(3),"
+                + " tstz timestamptz, d date, t time, ttz timetz)";
+        List<String> rows = List.of(
+                "'294276-12-31 23:59:59.999999', '294276-12-31 23:59:59.999', '294276-12-31 23:59:59.999999+00',"
+                        + " '5874897-12-31', '24:00:00', '23:59:59.999999+00'",
+                "'4714-11-24 00:00:00 BC', '4714-11-24 00:00:00 BC', '4714-11-24 00:00:00+00 BC', '4714-11-24 BC',"
+                        + " '00:00:00', '00:00:00+15:59'",
+                "'infinity', 'infinity', 'infinity', 'infinity', '23:59:59.999999', '12:00:00-15:59'",
+                "'-infinity', '-infinity', '-infinity', '-infinity', '00:00:00.000001', '00:00:00.000001+00'",
+                "'4713-01-01 00:00:00 BC', '4713-01-01 12:34:56.789 BC', '4713-01-01 00:00:00+00 BC', '4713-01-01 BC',"
+                        + " '12:34:56.5', '10:15:30+05:30'",
+                // past the last MicroTimestamp: no fraction (saturated to Long.MAX_VALUE), and one microsecond past
+                "'294270-06-01 00:00:00', '294270-06-01 00:00:00', '294270-06-01 00:00:00+00', '0001-01-01 BC',"
+                        + " '00:00:01', '00:00:00+00'",
+                "'294247-01-10 04:00:54.775808', '294247-01-10 04:00:54.776', '294247-01-10 04:00:54.775808+00',"
+                        + " '0001-01-01', '23:59:59', '23:59:59-01'",
+                "'1970-01-01 00:00:00', '1969-12-31 23:59:59.999', '1970-01-01 00:00:00+00', '1970-01-01', '00:00:00',"
+                        + " '00:00:00+00'");
+        StringBuilder loaded = new StringBuilder("INSERT INTO public.extremes VALUES ");
+        StringBuilder streamed = new StringBuilder("INSERT INTO public.extremes VALUES ");
+        for (int row = 0; row < rows.size(); row++) {
+            String separator = row == 0 ? "(" : ", (";
+            loaded.append(separator).append(row + 1).append(", ").append(rows.get(row)).append(')');
+            streamed.append(separator).append(row + 101).append(", ").append(rows.get(row)).append(')');
+        }
+        source.execute(table, loaded.toString());
+        target.execute(table);
+        try (RunningService running = RunningService.start(serviceProperties("public.extremes", "extremes"))) {
+            RunningService.await("the initial load", Duration.ofSeconds(90), () -> {
+                running.assertRunning();
+                assertThat(running.service().state()).isEqualTo(ServiceState.State.STREAMING);
+            });
+            source.execute(streamed.toString(), "UPDATE public.extremes SET id = id WHERE id > 100");
+            RunningService.await("every row of public.extremes", Duration.ofSeconds(90), () -> {
+                running.assertRunning();
+                assertThat(target.query("SELECT count(*) FROM public.extremes"))
+                        .containsExactly(List.of(String.valueOf(2 * rows.size())));
+            });
+        }
+        String query = "SELECT id, ts::text, ts3::text, tstz::text, d::text, t::text, (ttz AT TIME ZONE 'UTC')::text"
+                + " FROM public.extremes ORDER BY id";
+        List<List<String>> expected = source.query(query);
+        assertThat(expected).hasSize(2 * rows.size()).contains(List.of("1", "294276-12-31 23:59:59.999999",
+                "294276-12-31 23:59:59.999", "294276-12-31 23:59:59.999999+00", "5874897-12-31", "24:00:00",
+                "23:59:59.999999+00"));
+        assertThat(target.query(query)).isEqualTo(expected);
+        // the initial load copies the offset of a timetz too
+        String offsets = "SELECT id, ttz::text FROM public.extremes WHERE id < 100 ORDER BY id";
+        assertThat(target.query(offsets)).isEqualTo(source.query(offsets));
+    }
+
+    private Map<String, String> serviceProperties(String table, String name)
+    {
+        Map<String, String> properties = new HashMap<>();
+        properties.putAll(source.sourceProperties());
+        properties.putAll(target.targetProperties());
+        properties.put("source.table.include.list", table);
+        properties.put("source.publication.autocreate.mode", "filtered");
+        properties.put("sink.name", TestingDatabase.randomName(name));
+        properties.put("flush.interval.ms", "100");
+        properties.put("http.port", "-1");
+        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
+        return properties;
     }
 
     /**
