@@ -262,7 +262,8 @@ class DataTypesIT
      * arrive with the source's text. Streamed timestamps after 294247-01-10 04:00:54.775807 do not
      * fit Debezium's MicroTimestamp (a long of microseconds), which saturates; the pgsinktext
      * converter sends timestamp columns as text instead. A streamed timetz arrives as the same
-     * instant in UTC (see {@link #documentedDebeziumLimitsArriveAsDocumented}).
+     * instant in UTC (see {@link #documentedDebeziumLimitsArriveAsDocumented}), {@code 24:00:00+00}
+     * as {@code 00:00:00+00}, which is what {@code AT TIME ZONE 'UTC'} gives for it too.
      */
     @Test
     void theEndsOfEveryDateAndTimeRangeArriveExactly()
@@ -272,7 +273,7 @@ class DataTypesIT
                 + " tstz timestamptz, d date, t time, ttz timetz)";
         List<String> rows = List.of(
                 "'294276-12-31 23:59:59.999999', '294276-12-31 23:59:59.999', '294276-12-31 23:59:59.999999+00',"
-                        + " '5874897-12-31', '24:00:00', '23:59:59.999999+00'",
+                        + " '5874897-12-31', '24:00:00', '24:00:00-15:59'",
                 "'4714-11-24 00:00:00 BC', '4714-11-24 00:00:00 BC', '4714-11-24 00:00:00+00 BC', '4714-11-24 BC',"
                         + " '00:00:00', '00:00:00+15:59'",
                 "'infinity', 'infinity', 'infinity', 'infinity', '23:59:59.999999', '12:00:00-15:59'",
@@ -281,7 +282,7 @@ class DataTypesIT
                         + " '12:34:56.5', '10:15:30+05:30'",
                 // past the last MicroTimestamp: no fraction (saturated to Long.MAX_VALUE), and one microsecond past
                 "'294270-06-01 00:00:00', '294270-06-01 00:00:00', '294270-06-01 00:00:00+00', '0001-01-01 BC',"
-                        + " '00:00:01', '00:00:00+00'",
+                        + " '00:00:01', '24:00:00+00'",
                 "'294247-01-10 04:00:54.775808', '294247-01-10 04:00:54.776', '294247-01-10 04:00:54.775808+00',"
                         + " '0001-01-01', '23:59:59', '23:59:59-01'",
                 "'1970-01-01 00:00:00', '1969-12-31 23:59:59.999', '1970-01-01 00:00:00+00', '1970-01-01', '00:00:00',"
@@ -312,11 +313,14 @@ class DataTypesIT
         List<List<String>> expected = source.query(query);
         assertThat(expected).hasSize(2 * rows.size()).contains(List.of("1", "294276-12-31 23:59:59.999999",
                 "294276-12-31 23:59:59.999", "294276-12-31 23:59:59.999999+00", "5874897-12-31", "24:00:00",
-                "23:59:59.999999+00"));
+                "15:59:00+00"));
         assertThat(target.query(query)).isEqualTo(expected);
-        // the initial load copies the offset of a timetz too
+        // the initial load copies the offset of a timetz too; streamed, Debezium turns 24:00:00+00 into 00:00:00+00
         String offsets = "SELECT id, ttz::text FROM public.extremes WHERE id < 100 ORDER BY id";
         assertThat(target.query(offsets)).isEqualTo(source.query(offsets));
+        String endOfDay = "SELECT ttz::text FROM public.extremes WHERE id IN (6, 106) ORDER BY id";
+        assertThat(source.query(endOfDay)).containsExactly(List.of("24:00:00+00"), List.of("24:00:00+00"));
+        assertThat(target.query(endOfDay)).containsExactly(List.of("24:00:00+00"), List.of("00:00:00+00"));
     }
 
     private Map<String, String> serviceProperties(String table, String name)
