@@ -43,6 +43,11 @@ class PostgresTextConverterTest
     {
         assertThat(converter.timestampText(debeziumInstant(9223372036825200000L))).isEqualTo("infinity");
         assertThat(converter.timestampText(debeziumInstant(-9223372036832400000L))).isEqualTo("-infinity");
+        // the positive sentinel is also a timestamp PostgreSQL has, which Debezium's Instant cannot tell from infinity
+        assertThat(converter.timestampText(utc(LocalDateTime.of(294247, 1, 10, 4, 0, 25, 200_000_000))))
+                .isEqualTo("infinity");
+        assertThat(converter.timestampText(utc(LocalDateTime.of(294247, 1, 10, 4, 0, 25, 200_001_000))))
+                .isEqualTo("294247-01-10 04:00:25.200001");
         // a column default, parsed by pgjdbc
         assertThat(converter.timestampText(OffsetDateTime.MAX)).isEqualTo("infinity");
         assertThat(converter.timestampText(OffsetDateTime.MIN)).isEqualTo("-infinity");
