@@ -290,12 +290,15 @@ class DebeziumRecordMapperTest
                 .field("ts_min", type("io.debezium.time.MicroTimestamp", Schema.Type.INT64))
                 .field("ts_last", type("io.debezium.time.MicroTimestamp", Schema.Type.INT64))
                 .field("ts_bc", type("io.debezium.time.MicroTimestamp", Schema.Type.INT64))
+                .field("ts3_max", type("io.debezium.time.Timestamp", Schema.Type.INT64))
                 .field("tstz_min", type("io.debezium.time.ZonedTimestamp", Schema.Type.STRING))
                 .field("tstz_max", type("io.debezium.time.ZonedTimestamp", Schema.Type.STRING))
                 .field("t_min", type("io.debezium.time.MicroTime", Schema.Type.INT64))
                 .field("t_max", type("io.debezium.time.MicroTime", Schema.Type.INT64))
                 .field("ttz_max", type("io.debezium.time.ZonedTime", Schema.Type.STRING))
                 .build();
+        // timestamp(0) to timestamp(3) are milliseconds, which hold PostgreSQL's whole range
+        long lastMillis = LocalDateTime.of(294276, 12, 31, 23, 59, 59).toEpochSecond(ZoneOffset.UTC) * 1_000 + 999;
         Struct values = new Struct(row)
                 .put("id", 1)
                 .put("d_min", (int) LocalDate.of(-4713, 11, 24).toEpochDay())
@@ -304,6 +307,7 @@ class DebeziumRecordMapperTest
                 .put("ts_min", debeziumMicros(LocalDateTime.of(-4713, 11, 24, 0, 0)))
                 .put("ts_last", Long.MAX_VALUE - 1)
                 .put("ts_bc", debeziumMicros(LocalDateTime.of(-4712, 1, 1, 23, 59, 59, 999_999_000)))
+                .put("ts3_max", lastMillis)
                 .put("tstz_min", "-4713-11-24T00:00:00Z")
                 .put("tstz_max", "+294276-12-31T23:59:59.999999Z")
                 .put("t_min", 0L)
@@ -317,6 +321,7 @@ class DebeziumRecordMapperTest
                 LocalDateTime.of(-4713, 11, 24, 0, 0),
                 LocalDateTime.of(294247, 1, 10, 4, 0, 54, 775_806_000),
                 LocalDateTime.of(-4712, 1, 1, 23, 59, 59, 999_999_000),
+                LocalDateTime.of(294276, 12, 31, 23, 59, 59, 999_000_000),
                 OffsetDateTime.of(-4713, 11, 24, 0, 0, 0, 0, ZoneOffset.UTC),
                 OffsetDateTime.of(294276, 12, 31, 23, 59, 59, 999_999_000, ZoneOffset.UTC),
                 LocalTime.MIDNIGHT,
