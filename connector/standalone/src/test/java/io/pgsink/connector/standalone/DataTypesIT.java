@@ -215,7 +215,8 @@ class DataTypesIT
             streamAndCompare(created, 201, Map.of("schema.evolution", "add-columns"));
             assertThat(created.query("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'public.types'::regclass AND attnum > 0 ORDER BY attnum"))
                     .extracting(row -> row.get(0))
-                    .contains("integer", "numeric(12,2)", "character varying(10)", "character(5)", "\"char\"", "bit(8)", "bit varying(10)", "integer[]", "mood", "hstore", "timestamp with time zone",
+                    .contains("integer", "numeric(12,2)", "character varying(10)", "character(5)", "\"char\"", "bit(8)",
+                            "bit varying(10)", "integer[]", "mood", "hstore", "timestamp with time zone",
                             // a timestamp, sent as text by the pgsinktext converter, is still created as one
                             "timestamp without time zone");
         }
