@@ -119,6 +119,16 @@ final class TemporalConverters
         return localDateTime(Math.floorDiv(nanos, 1_000_000_000), Math.floorMod(nanos, 1_000_000_000));
     };
 
+    /**
+     * A {@code timestamp} column sent as PostgreSQL's text ({@link TimestampText}): to the
+     * {@code LocalDateTime} the column's other encodings become, so keys of one row meet and binary
+     * COPY takes it; {@code infinity}, and text of another form, are passed on for PostgreSQL to read.
+     */
+    static final ValueConverter POSTGRES_TIMESTAMP_TEXT = value -> {
+        String text = (String) value;
+        return TimestampText.parse(text).<Object>map(timestamp -> timestamp).orElse(text);
+    };
+
     static final ValueConverter ZONED_TIMESTAMP_TEXT = value -> {
         String text = (String) value;
         if (text.equals("infinity") || text.equals("-infinity")) {

@@ -330,6 +330,46 @@ class DebeziumRecordMapperTest
     }
 
     /**
+     * The standalone service sends timestamp columns as PostgreSQL's text (a MicroTimestamp cannot
+     * hold the last 30 years); they become the {@code LocalDateTime}s a MicroTimestamp would, so
+     * keys of one row meet whichever way they came, and the rest is passed on for PostgreSQL.
+     */
+    @Test
+    void readsTimestampsSentAsPostgresText()
+    {
+        Schema text = SchemaBuilder.string().optional().parameter(SourceTypes.TYPE_PARAMETER, "TIMESTAMP").build();
+        Schema row = SchemaBuilder.struct().optional()
+                .field("id", Schema.INT32_SCHEMA)
+                .field("last", text)
+                .field("first", text)
+                .field("leap_bc", text)
+                .field("fraction", text)
+                .field("infinite", text)
+                .field("other", text)
+                .build();
+        Struct values = new Struct(row)
+                .put("id", 1)
+                .put("last", "294276-12-31 23:59:59.999999")
+                .put("first", "4714-11-24 00:00:00 BC")
+                .put("leap_bc", "0005-02-29 12:00:00 BC")
+                .put("fraction", "2024-01-02 03:04:05.5")
+                .put("infinite", "-infinity")
+                .put("other", "2024-01-02T03:04:05");
+        assertThat(mapRow(row, values)).containsExactly(
+                1,
+                LocalDateTime.of(294276, 12, 31, 23, 59, 59, 999_999_000),
+                LocalDateTime.of(-4713, 11, 24, 0, 0),
+                LocalDateTime.of(-4, 2, 29, 12, 0),
+                LocalDateTime.of(2024, 1, 2, 3, 4, 5, 500_000_000),
+                "-infinity",
+                "2024-01-02T03:04:05");
+        for (Object value : Arrays.copyOfRange(mapRow(row, values), 1, 5)) {
+            LocalDateTime timestamp = (LocalDateTime) value;
+            assertThat(TimestampText.parse(TimestampText.format(timestamp))).contains(timestamp);
+        }
+    }
+
+    /**
      * Debezium's {@code Conversions.toEpochMicros} saturates the seconds' microseconds at
      * {@code Long.MAX_VALUE}, then adds the fraction, which wraps: every timestamp after
      * 294247-01-10 04:00:54.775807 with the same fraction gives the same number, so the value

@@ -3,6 +3,7 @@ package io.pgsink.connector.standalone;
 import io.debezium.connector.postgresql.UnchangedToastedReplicationMessageColumn;
 import io.debezium.spi.converter.CustomConverter;
 import io.debezium.spi.converter.RelationalColumn;
+import io.pgsink.connector.debezium.TimestampText;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.postgresql.util.PGobject;
 
@@ -12,10 +13,6 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
-import java.time.format.SignStyle;
-import java.time.temporal.ChronoField;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
@@ -58,13 +55,6 @@ public final class PostgresTextConverter
      */
     static final Instant POSITIVE_INFINITY = Instant.ofEpochSecond(9_223_372_036_825L, 200_000_000);
     static final Instant NEGATIVE_INFINITY = Instant.ofEpochSecond(-9_223_372_036_833L, 600_000_000);
-
-    /** PostgreSQL's ISO text of a timestamp, less the era: 4+ year digits, no trailing zeros in the fraction. */
-    private static final DateTimeFormatter TIMESTAMP_TEXT = new DateTimeFormatterBuilder()
-            .appendValue(ChronoField.YEAR_OF_ERA, 4, 10, SignStyle.NOT_NEGATIVE)
-            .appendPattern("-MM-dd HH:mm:ss")
-            .appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true)
-            .toFormatter(Locale.ROOT);
 
     private String placeholder = io.pgsink.connector.debezium.UnavailablePlaceholder.DEFAULT;
 
@@ -128,8 +118,7 @@ public final class PostgresTextConverter
         else {
             return text(value);
         }
-        String text = TIMESTAMP_TEXT.format(local);
-        return local.getYear() <= 0 ? text + " BC" : text;
+        return TimestampText.format(local);
     }
 
     private Object text(Object value)
