@@ -36,6 +36,10 @@ final class TemporalConverters
     static final long DATE_ARRAY_NEGATIVE_INFINITY_DAYS = arrayInfinityDays(TIMESTAMP_NEGATIVE_INFINITY_MICROS);
     private static final LocalDate POSTGRESQL_MIN_DATE = LocalDate.of(-4713, 11, 24);
     private static final LocalDate POSTGRESQL_MAX_DATE = LocalDate.of(5874897, 12, 31);
+    /** PostgreSQL's first timestamp, 4714-11-24 00:00:00 BC (Julian day 0), in microseconds since 1970. */
+    static final long POSTGRESQL_MIN_TIMESTAMP_MICROS = POSTGRESQL_MIN_DATE.toEpochDay() * 86_400_000_000L;
+    /** The last timestamp a {@code MicroTimestamp} holds: {@code Long.MAX_VALUE} microseconds since 1970. */
+    static final String MICRO_TIMESTAMP_END = "294247-01-10 04:00:54.775807";
 
     private static final long MICROS_PER_DAY = 86_400_000_000L;
     private static final String END_OF_DAY = "24:00:00";
@@ -78,13 +82,28 @@ final class TemporalConverters
         return localDateTime(Math.floorDiv(millis, 1_000), Math.floorMod(millis, 1_000) * 1_000_000L);
     };
 
+    /**
+     * A {@code MicroTimestamp}. Debezium computes it as {@code TimeUnit.SECONDS.toMicros(epochSecond)}
+     * plus the microseconds of the second; the multiplication saturates at {@code Long.MAX_VALUE}
+     * and the addition then wraps, so a timestamp after {@link #MICRO_TIMESTAMP_END} arrives as
+     * {@code Long.MAX_VALUE} (no fraction) or as a number just above {@code Long.MIN_VALUE} (the
+     * fraction, less one), far below PostgreSQL's first timestamp. Which timestamp it was is lost
+     * (every later second gives the same number), so such a value is refused, not guessed.
+     * Debezium writes {@code infinity} as pgjdbc's sentinels, never as the extreme longs.
+     */
     static final ValueConverter TIMESTAMP_MICROS = value -> {
         long micros = ((Number) value).longValue();
-        if (micros == TIMESTAMP_POSITIVE_INFINITY_MICROS || micros == Long.MAX_VALUE) {
+        if (micros == TIMESTAMP_POSITIVE_INFINITY_MICROS) {
             return "infinity";
         }
-        if (micros == TIMESTAMP_NEGATIVE_INFINITY_MICROS || micros == Long.MIN_VALUE) {
+        if (micros == TIMESTAMP_NEGATIVE_INFINITY_MICROS) {
             return "-infinity";
+        }
+        if (micros == Long.MAX_VALUE || micros < POSTGRESQL_MIN_TIMESTAMP_MICROS) {
+            throw new IllegalArgumentException("a timestamp after " + MICRO_TIMESTAMP_END
+                    + ": Debezium's io.debezium.time.MicroTimestamp (microseconds since 1970 in a long) cannot hold it"
+                    + " and sent a number that is no PostgreSQL timestamp, so the value is lost;"
+                    + " copy this row by hand");
         }
         return localDateTime(Math.floorDiv(micros, 1_000_000), Math.floorMod(micros, 1_000_000) * 1_000L);
     };
@@ -98,6 +117,16 @@ final class TemporalConverters
             return "-infinity";
         }
         return localDateTime(Math.floorDiv(nanos, 1_000_000_000), Math.floorMod(nanos, 1_000_000_000));
+    };
+
+    /**
+     * A {@code timestamp} column sent as PostgreSQL's text ({@link TimestampText}): to the
+     * {@code LocalDateTime} the column's other encodings become, so keys of one row meet and binary
+     * COPY takes it; {@code infinity}, and text of another form, are passed on for PostgreSQL to read.
+     */
+    static final ValueConverter POSTGRES_TIMESTAMP_TEXT = value -> {
+        String text = (String) value;
+        return TimestampText.parse(text).<Object>map(timestamp -> timestamp).orElse(text);
     };
 
     static final ValueConverter ZONED_TIMESTAMP_TEXT = value -> {

@@ -25,6 +25,7 @@ import java.util.TreeMap;
  * <li>{@code Time} (ms), {@code MicroTime}, {@code NanoTime}: to {@code LocalTime}; {@code 24:00:00} as text;</li>
  * <li>{@code Timestamp} (ms), {@code MicroTimestamp}, {@code NanoTimestamp}: to {@code LocalDateTime} ({@code infinity} kept);</li>
  * <li>{@code ZonedTimestamp}, {@code ZonedTime}: ISO-8601 text, to {@code OffsetDateTime} / {@code OffsetTime};</li>
+ * <li>text of a {@code timestamp} column (the standalone service's {@code pgsinktext}): to {@code LocalDateTime};</li>
  * <li>Connect {@code Decimal} ({@code BigDecimal}) and {@code VariableScaleDecimal} (scale + unscaled bytes): to {@code BigDecimal};
  *     with {@code decimal.handling.mode=string} the text, {@code NaN} and {@code Infinity} included, is passed on;</li>
  * <li>{@code Interval} (ISO-8601 text, which PostgreSQL reads) passed on; {@code MicroDuration} as {@code N microseconds};</li>
@@ -225,6 +226,9 @@ final class ValueConverters
                 return IDENTITY;
             }
             case STRING -> {
+                if (sourceType.filter(type -> type.equals("timestamp")).isPresent()) {
+                    return TemporalConverters.POSTGRES_TIMESTAMP_TEXT;
+                }
                 return sourceType.filter(type -> type.equals("numeric") || type.equals("decimal")).isPresent() ? NUMERIC_TEXT : IDENTITY;
             }
             case BOOLEAN -> {

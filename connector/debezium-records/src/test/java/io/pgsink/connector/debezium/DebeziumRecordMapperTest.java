@@ -18,6 +18,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
@@ -31,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -270,6 +272,146 @@ class DebeziumRecordMapperTest
                 .put("tz1", "infinity")
                 .put("tz2", "-infinity");
         assertThat(mapRow(row, values)).containsExactly(1, "infinity", "-infinity", "infinity", "-infinity", "infinity", "-infinity");
+    }
+
+    /**
+     * PostgreSQL's first and last values of each temporal type, as Debezium 3.6 encodes them
+     * (pgoutput streaming, {@code time.precision.mode=adaptive}): all exact, except timestamps
+     * after the last one a {@code MicroTimestamp} holds (see {@link #refusesTimestampsAMicroTimestampCannotHold}).
+     */
+    @Test
+    void convertsTheEndsOfPostgresRanges()
+    {
+        Schema row = SchemaBuilder.struct().optional()
+                .field("id", Schema.INT32_SCHEMA)
+                .field("d_min", type("io.debezium.time.Date", Schema.Type.INT32))
+                .field("d_max", type("io.debezium.time.Date", Schema.Type.INT32))
+                .field("d_bc", type("io.debezium.time.Date", Schema.Type.INT32))
+                .field("ts_min", type("io.debezium.time.MicroTimestamp", Schema.Type.INT64))
+                .field("ts_last", type("io.debezium.time.MicroTimestamp", Schema.Type.INT64))
+                .field("ts_bc", type("io.debezium.time.MicroTimestamp", Schema.Type.INT64))
+                .field("ts3_max", type("io.debezium.time.Timestamp", Schema.Type.INT64))
+                .field("tstz_min", type("io.debezium.time.ZonedTimestamp", Schema.Type.STRING))
+                .field("tstz_max", type("io.debezium.time.ZonedTimestamp", Schema.Type.STRING))
+                .field("t_min", type("io.debezium.time.MicroTime", Schema.Type.INT64))
+                .field("t_max", type("io.debezium.time.MicroTime", Schema.Type.INT64))
+                .field("ttz_max", type("io.debezium.time.ZonedTime", Schema.Type.STRING))
+                .build();
+        // timestamp(0) to timestamp(3) are milliseconds, which hold PostgreSQL's whole range
+        long lastMillis = LocalDateTime.of(294276, 12, 31, 23, 59, 59).toEpochSecond(ZoneOffset.UTC) * 1_000 + 999;
+        Struct values = new Struct(row)
+                .put("id", 1)
+                .put("d_min", (int) LocalDate.of(-4713, 11, 24).toEpochDay())
+                .put("d_max", (int) LocalDate.of(5874897, 12, 31).toEpochDay())
+                .put("d_bc", (int) LocalDate.of(-4712, 1, 1).toEpochDay())
+                .put("ts_min", debeziumMicros(LocalDateTime.of(-4713, 11, 24, 0, 0)))
+                .put("ts_last", Long.MAX_VALUE - 1)
+                .put("ts_bc", debeziumMicros(LocalDateTime.of(-4712, 1, 1, 23, 59, 59, 999_999_000)))
+                .put("ts3_max", lastMillis)
+                .put("tstz_min", "-4713-11-24T00:00:00Z")
+                .put("tstz_max", "+294276-12-31T23:59:59.999999Z")
+                .put("t_min", 0L)
+                .put("t_max", 86_400_000_000L)
+                .put("ttz_max", "23:59:59.999999Z");
+        assertThat(mapRow(row, values)).containsExactly(
+                1,
+                LocalDate.of(-4713, 11, 24),
+                LocalDate.of(5874897, 12, 31),
+                LocalDate.of(-4712, 1, 1),
+                LocalDateTime.of(-4713, 11, 24, 0, 0),
+                LocalDateTime.of(294247, 1, 10, 4, 0, 54, 775_806_000),
+                LocalDateTime.of(-4712, 1, 1, 23, 59, 59, 999_999_000),
+                LocalDateTime.of(294276, 12, 31, 23, 59, 59, 999_000_000),
+                OffsetDateTime.of(-4713, 11, 24, 0, 0, 0, 0, ZoneOffset.UTC),
+                OffsetDateTime.of(294276, 12, 31, 23, 59, 59, 999_999_000, ZoneOffset.UTC),
+                LocalTime.MIDNIGHT,
+                "24:00:00",
+                OffsetTime.of(23, 59, 59, 999_999_000, ZoneOffset.UTC));
+    }
+
+    /**
+     * The standalone service sends timestamp columns as PostgreSQL's text (a MicroTimestamp cannot
+     * hold the last 30 years); they become the {@code LocalDateTime}s a MicroTimestamp would, so
+     * keys of one row meet whichever way they came, and the rest is passed on for PostgreSQL.
+     */
+    @Test
+    void readsTimestampsSentAsPostgresText()
+    {
+        Schema text = SchemaBuilder.string().optional().parameter(SourceTypes.TYPE_PARAMETER, "TIMESTAMP").build();
+        Schema row = SchemaBuilder.struct().optional()
+                .field("id", Schema.INT32_SCHEMA)
+                .field("last", text)
+                .field("first", text)
+                .field("leap_bc", text)
+                .field("fraction", text)
+                .field("infinite", text)
+                .field("other", text)
+                .build();
+        Struct values = new Struct(row)
+                .put("id", 1)
+                .put("last", "294276-12-31 23:59:59.999999")
+                .put("first", "4714-11-24 00:00:00 BC")
+                .put("leap_bc", "0005-02-29 12:00:00 BC")
+                .put("fraction", "2024-01-02 03:04:05.5")
+                .put("infinite", "-infinity")
+                .put("other", "2024-01-02T03:04:05");
+        assertThat(mapRow(row, values)).containsExactly(
+                1,
+                LocalDateTime.of(294276, 12, 31, 23, 59, 59, 999_999_000),
+                LocalDateTime.of(-4713, 11, 24, 0, 0),
+                LocalDateTime.of(-4, 2, 29, 12, 0),
+                LocalDateTime.of(2024, 1, 2, 3, 4, 5, 500_000_000),
+                "-infinity",
+                "2024-01-02T03:04:05");
+        for (Object value : Arrays.copyOfRange(mapRow(row, values), 1, 5)) {
+            LocalDateTime timestamp = (LocalDateTime) value;
+            assertThat(TimestampText.parse(TimestampText.format(timestamp))).contains(timestamp);
+        }
+    }
+
+    /**
+     * Debezium's {@code Conversions.toEpochMicros} saturates the seconds' microseconds at
+     * {@code Long.MAX_VALUE}, then adds the fraction, which wraps: every timestamp after
+     * 294247-01-10 04:00:54.775807 with the same fraction gives the same number, so the value
+     * cannot be recovered. Such numbers are refused with the table, key and column; they used to
+     * be written as {@code infinity}, {@code -infinity} or a year -290308 that PostgreSQL refuses.
+     */
+    @Test
+    void refusesTimestampsAMicroTimestampCannotHold()
+    {
+        assertThat(debeziumMicros(LocalDateTime.of(294276, 12, 31, 23, 59, 59, 999_999_000)))
+                .isEqualTo(Long.MIN_VALUE + 999_998);
+        assertThat(debeziumMicros(LocalDateTime.of(294276, 12, 31, 23, 59, 59, 1_000))).isEqualTo(Long.MIN_VALUE);
+        assertThat(debeziumMicros(LocalDateTime.of(294276, 12, 31, 23, 59, 59))).isEqualTo(Long.MAX_VALUE);
+        assertThat(debeziumMicros(LocalDateTime.of(294247, 1, 10, 4, 0, 54, 775_807_000))).isEqualTo(Long.MAX_VALUE);
+        assertThat(debeziumMicros(LocalDateTime.of(294247, 1, 10, 4, 0, 54, 775_808_000))).isEqualTo(Long.MIN_VALUE);
+        Schema row = SchemaBuilder.struct().optional()
+                .field("id", Schema.INT64_SCHEMA)
+                .field("c_ts", type("io.debezium.time.MicroTimestamp", Schema.Type.INT64))
+                .build();
+        DebeziumEnvelopes table = new DebeziumEnvelopes("public", "far", KEY, row);
+        for (LocalDateTime lost : List.of(
+                LocalDateTime.of(294276, 12, 31, 23, 59, 59, 999_999_000),
+                LocalDateTime.of(294276, 12, 31, 23, 59, 59),
+                LocalDateTime.of(294270, 6, 1, 0, 0, 0, 1_000),
+                LocalDateTime.of(294247, 1, 10, 4, 0, 54, 775_808_000))) {
+            Struct after = table.row().put("id", 7L).put("c_ts", debeziumMicros(lost));
+            SourceRecord record = table.record("c", table.key(7L), null, after, 1);
+            assertThatThrownBy(() -> mapper.map(record, POSITION))
+                    .as("%s", lost)
+                    .isInstanceOfSatisfying(SinkException.class,
+                            e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.DATA))
+                    .hasMessageContaining("column c_ts of \"public\".\"far\" key (7)")
+                    .hasMessageContaining("a timestamp after 294247-01-10 04:00:54.775807")
+                    .hasMessageContaining("MicroTimestamp");
+        }
+    }
+
+    /** {@code io.debezium.time.Conversions.toEpochMicros(Instant)} of Debezium 3.6, which saturates and then wraps. */
+    private static long debeziumMicros(LocalDateTime timestamp)
+    {
+        Instant instant = timestamp.toInstant(ZoneOffset.UTC);
+        return TimeUnit.SECONDS.toMicros(instant.getEpochSecond()) + TimeUnit.NANOSECONDS.toMicros(instant.getNano());
     }
 
     @Test

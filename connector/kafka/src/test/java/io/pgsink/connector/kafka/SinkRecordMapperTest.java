@@ -207,6 +207,31 @@ class SinkRecordMapperTest
         assertThat(delete.before()).containsExactly(6L, null, null);
     }
 
+    /**
+     * Kafka Connect goes through the standalone service's mapper: a MicroTimestamp Debezium
+     * overflowed (294276-12-31 23:59:59.999999 arrives as {@code Long.MIN_VALUE + 999998}, see
+     * DebeziumRecordMapperTest) is refused with the table, key and column, in envelopes and in
+     * flattened records alike, instead of written as a year -290308 that PostgreSQL refuses.
+     */
+    @Test
+    void timestampsAMicroTimestampCannotHoldAreRefused()
+    {
+        long wrapped = Long.MIN_VALUE + 999_998;
+        SinkRecordMapper mapper = mapper(Map.of());
+        Struct after = orders.row().put("id", 3L).put("status", "far").put("placed", wrapped);
+        assertThatThrownBy(() -> mapper.map(sink(orders.record("c", orders.key(3L), null, after, 1000)), POSITION))
+                .isInstanceOfSatisfying(SinkException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.DATA))
+                .hasMessageStartingWith("Cannot convert column placed of \"public\".\"orders\" key (3)"
+                        + " at offset 41 of srv.public.orders-0: a timestamp after 294247-01-10 04:00:54.775807");
+
+        SinkRecordMapper flattenedMapper = mapper(Map.of("target.table.name.format", "dw.${source.table}"));
+        Struct row = flattened(4, "far", "c", false).put("placed", Long.MAX_VALUE);
+        assertThatThrownBy(() -> flattenedMapper.map(record(FLATTENED, row, key(4)), POSITION))
+                .isInstanceOfSatisfying(SinkException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.DATA))
+                .hasMessageStartingWith("Cannot convert column placed of \"dw\".\"orders\" key (4)"
+                        + " at offset 41 of srv.public.orders-0: a timestamp after 294247-01-10 04:00:54.775807");
+    }
+
     @Test
     void badRecordsNameWhereAndWhy()
     {

@@ -215,7 +215,10 @@ class DataTypesIT
             streamAndCompare(created, 201, Map.of("schema.evolution", "add-columns"));
             assertThat(created.query("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'public.types'::regclass AND attnum > 0 ORDER BY attnum"))
                     .extracting(row -> row.get(0))
-                    .contains("integer", "numeric(12,2)", "character varying(10)", "character(5)", "\"char\"", "bit(8)", "bit varying(10)", "integer[]", "mood", "hstore", "timestamp with time zone");
+                    .contains("integer", "numeric(12,2)", "character varying(10)", "character(5)", "\"char\"", "bit(8)",
+                            "bit varying(10)", "integer[]", "mood", "hstore", "timestamp with time zone",
+                            // a timestamp, sent as text by the pgsinktext converter, is still created as one
+                            "timestamp without time zone");
         }
     }
 
@@ -233,16 +236,7 @@ class DataTypesIT
         String row = "'0044-03-15 BC', '10:15:30+05:30', '0044-03-15 12:00:00+00 BC', '{10:15:30+05:30}', '<?xml version=\"1.0\"?><r a=\"1\"/>'";
         source.execute(table, "INSERT INTO public.limits VALUES (1, " + row + ")");
         target.execute(table);
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", "public.limits");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", TestingDatabase.randomName("limits"));
-        properties.put("flush.interval.ms", "100");
-        properties.put("http.port", "-1");
-        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
-        try (RunningService running = RunningService.start(properties)) {
+        try (RunningService running = RunningService.start(serviceProperties("public.limits", "limits", Map.of()))) {
             RunningService.await("the initial load", Duration.ofSeconds(90), () -> {
                 running.assertRunning();
                 assertThat(running.service().state()).isEqualTo(ServiceState.State.STREAMING);
@@ -263,6 +257,98 @@ class DataTypesIT
         assertThat(target.query(query)).containsOnly(
                 List.of("1", "0044-03-15 BC", "10:15:30+05:30", "04:45:30+00", "0044-03-15 12:00:00+00 BC", "{10:15:30+05:30}", "<r a=\"1\"/>"),
                 List.of("2", "0044-03-15 BC", "04:45:30+00", "04:45:30+00", "0044-03-15 12:00:00+00 BC", "{10:15:30+05:30}", "<r a=\"1\"/>"));
+    }
+
+    /**
+     * PostgreSQL's first and last values of each date and time type, BC dates and the infinities,
+     * copied by the initial load (ids below 100) and streamed (the same values again, ids from 101)
+     * arrive with the source's text. Streamed timestamps after 294247-01-10 04:00:54.775807 do not
+     * fit Debezium's MicroTimestamp (a long of microseconds), which saturates; the pgsinktext
+     * converter sends timestamp columns as text instead. A streamed timetz arrives as the same
+     * instant in UTC (see {@link #documentedDebeziumLimitsArriveAsDocumented}), {@code 24:00:00+00}
+     * as {@code 00:00:00+00}, which is what {@code AT TIME ZONE 'UTC'} gives for it too. Streamed
+     * rows are written in either COPY format (binary takes the timestamps it can hold, csv the rest).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"csv", "binary"})
+    void theEndsOfEveryDateAndTimeRangeArriveExactly(String copyFormat)
+            throws Exception
+    {
+        String name = "public.extremes_" + copyFormat;
+        // ts is in the key: deletes carry only the key, and the key of a row's events must match in a flush
+        String table = "CREATE TABLE " + name + " (id int, ts timestamp, ts3 timestamp(3),"
+                + " tstz timestamptz, d date, t time, ttz timetz, PRIMARY KEY (id, ts))";
+        List<String> rows = List.of(
+                "'294276-12-31 23:59:59.999999', '294276-12-31 23:59:59.999', '294276-12-31 23:59:59.999999+00',"
+                        + " '5874897-12-31', '24:00:00', '24:00:00-15:59'",
+                "'4714-11-24 00:00:00 BC', '4714-11-24 00:00:00 BC', '4714-11-24 00:00:00+00 BC', '4714-11-24 BC',"
+                        + " '00:00:00', '00:00:00+15:59'",
+                "'infinity', 'infinity', 'infinity', 'infinity', '23:59:59.999999', '12:00:00-15:59'",
+                "'-infinity', '-infinity', '-infinity', '-infinity', '00:00:00.000001', '00:00:00.000001+00'",
+                "'4713-01-01 00:00:00 BC', '4713-01-01 12:34:56.789 BC', '4713-01-01 00:00:00+00 BC', '4713-01-01 BC',"
+                        + " '12:34:56.5', '10:15:30+05:30'",
+                // past the last MicroTimestamp: no fraction (saturated to Long.MAX_VALUE), and one microsecond past
+                "'294270-06-01 00:00:00', '294270-06-01 00:00:00', '294270-06-01 00:00:00+00', '0001-01-01 BC',"
+                        + " '00:00:01', '24:00:00+00'",
+                "'294247-01-10 04:00:54.775808', '294247-01-10 04:00:54.776', '294247-01-10 04:00:54.775808+00',"
+                        + " '0001-01-01', '23:59:59', '23:59:59-01'",
+                "'1970-01-01 00:00:00', '1969-12-31 23:59:59.999', '1970-01-01 00:00:00+00', '1970-01-01', '00:00:00',"
+                        + " '00:00:00+00'");
+        StringBuilder loaded = new StringBuilder("INSERT INTO " + name + " VALUES ");
+        StringBuilder streamed = new StringBuilder("INSERT INTO " + name + " VALUES ");
+        for (int row = 0; row < rows.size(); row++) {
+            String separator = row == 0 ? "(" : ", (";
+            loaded.append(separator).append(row + 1).append(", ").append(rows.get(row)).append(')');
+            streamed.append(separator).append(row + 101).append(", ").append(rows.get(row)).append(')');
+        }
+        source.execute(table, loaded.toString());
+        target.execute(table);
+        Map<String, String> properties = serviceProperties(name, "extremes", Map.of("copy.format", copyFormat));
+        try (RunningService running = RunningService.start(properties)) {
+            RunningService.await("the initial load", Duration.ofSeconds(90), () -> {
+                running.assertRunning();
+                assertThat(running.service().state()).isEqualTo(ServiceState.State.STREAMING);
+            });
+            source.execute(streamed.toString(), "UPDATE " + name + " SET t = t WHERE id > 100",
+                    "INSERT INTO " + name + " (id, ts) VALUES (200, '294276-12-31 23:59:59.999999'),"
+                            + " (201, '294270-06-01 00:00:00')",
+                    "DELETE FROM " + name + " WHERE id >= 200",
+                    // applied after the delete, since the service applies the source's transactions in order
+                    "INSERT INTO " + name + " (id, ts) VALUES (150, '2000-01-01')");
+            RunningService.await("every row of " + name, Duration.ofSeconds(90), () -> {
+                running.assertRunning();
+                assertThat(target.query("SELECT count(*), max(id) FROM " + name))
+                        .containsExactly(List.of(String.valueOf(2 * rows.size() + 1), "150"));
+            });
+        }
+        String query = "SELECT id, ts::text, ts3::text, tstz::text, d::text, t::text, (ttz AT TIME ZONE 'UTC')::text"
+                + " FROM " + name + " ORDER BY id";
+        List<List<String>> expected = source.query(query);
+        assertThat(expected).hasSize(2 * rows.size() + 1).contains(List.of("1", "294276-12-31 23:59:59.999999",
+                "294276-12-31 23:59:59.999", "294276-12-31 23:59:59.999999+00", "5874897-12-31", "24:00:00",
+                "15:59:00+00"));
+        assertThat(target.query(query)).isEqualTo(expected);
+        // the initial load copies the offset of a timetz too; streamed, Debezium turns 24:00:00+00 into 00:00:00+00
+        String offsets = "SELECT id, ttz::text FROM " + name + " WHERE id < 100 ORDER BY id";
+        assertThat(target.query(offsets)).isEqualTo(source.query(offsets));
+        String endOfDay = "SELECT ttz::text FROM " + name + " WHERE id IN (6, 106) ORDER BY id";
+        assertThat(source.query(endOfDay)).containsExactly(List.of("24:00:00+00"), List.of("24:00:00+00"));
+        assertThat(target.query(endOfDay)).containsExactly(List.of("24:00:00+00"), List.of("00:00:00+00"));
+    }
+
+    private Map<String, String> serviceProperties(String table, String name, Map<String, String> extra)
+    {
+        Map<String, String> properties = new HashMap<>();
+        properties.putAll(source.sourceProperties());
+        properties.putAll(target.targetProperties());
+        properties.put("source.table.include.list", table);
+        properties.put("source.publication.autocreate.mode", "filtered");
+        properties.put("sink.name", TestingDatabase.randomName(name));
+        properties.put("flush.interval.ms", "100");
+        properties.put("http.port", "-1");
+        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
+        properties.putAll(extra);
+        return properties;
     }
 
     /**
