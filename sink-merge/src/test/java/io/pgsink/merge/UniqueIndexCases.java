@@ -8,6 +8,7 @@ import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
+import io.pgsink.core.UnavailableValue;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -201,6 +202,33 @@ interface UniqueIndexCases
         suiteSchema().execute("CREATE UNIQUE INDEX " + table + "_lower ON " + table + " (tenant, lower(email))");
         apply(table, tolerance, events -> events.update(1, "tmp").update(2, "a").update(1, "B"));
         assertThat(rows(table)).containsExactly(List.of("1", "B"), List.of("2", "a"));
+    }
+
+    /** Unchanged TOAST values of swapped rows are filled from the target before their keys are deleted. */
+    @ParameterizedTest
+    @ValueSource(strings = {"none", "all"})
+    default void swapWithUnchangedToastValuesApplies(String tolerance)
+            throws SQLException
+    {
+        String table = "u_toast_" + tolerance;
+        suiteTable(table, "tenant int, id int, email text NOT NULL, body text, PRIMARY KEY (tenant, id),"
+                + " UNIQUE (tenant, email)", "tenant");
+        suiteSchema().execute("INSERT INTO " + table + " VALUES (1, 1, 'a', repeat('x', 100000)),"
+                + " (1, 2, 'b', repeat('y', 100000))");
+        TableSchema source = TableSchema.of(TableId.of("src", table), List.of("tenant", "id", "email", "body"),
+                List.of("tenant", "id"));
+        Object unchanged = UnavailableValue.INSTANCE;
+        try (BufferedSink sink = sink(table, tolerance)) {
+            sink.accept(ChangeEvent.update(source, null, new Object[] {1, 1, "tmp", unchanged}, position(1), 0));
+            sink.accept(ChangeEvent.update(source, null, new Object[] {1, 2, "a", unchanged}, position(2), 0));
+            sink.accept(ChangeEvent.update(source, null, new Object[] {1, 1, "b", unchanged}, position(3), 0));
+            sink.flush();
+        }
+        assertThat(deadLetters(table)).isZero();
+        String rows = "SELECT id::text AS id_text, email, left(body, 1), length(body)::text FROM " + table
+                + " ORDER BY id";
+        assertThat(TestingSink.query(suiteSchema(), rows))
+                .containsExactly(List.of("1", "b", "x", "100000"), List.of("2", "a", "y", "100000"));
     }
 
     /**
