@@ -174,7 +174,9 @@ final class ColumnRenames
         List<TargetColumn> columns = target.columns().stream()
                 .map(column -> new TargetColumn(renames.getOrDefault(column.name(), column.name()), column.declaredType(), column.encodingType(), column.notNull(), column.generated(), column.identityAlways()))
                 .toList();
-        return new TargetTable(target.id(), columns, rename(target.primaryKey(), renames), rename(target.distributionKey(), renames), target.updatable(), target.appendOptimized());
+        return new TargetTable(target.id(), columns, rename(target.primaryKey(), renames),
+                rename(target.distributionKey(), renames), target.updatable(), target.appendOptimized(),
+                target.uniqueIndexes());
     }
 
     private static List<String> rename(List<String> names, Map<String, String> renames)

@@ -130,7 +130,7 @@ final class RejectedRowIsolator
         SinkException failed = isolated.failure() == null ? cause : isolated.failure();
         SQLException sql = failed.getCause() instanceof SQLException sqlCause ? sqlCause : null;
         RowChange bad = isolated.change();
-        String reason = sql != null ? SqlFailures.describe(sql) : failed.getMessage();
+        String reason = sql != null ? UniqueViolations.describe(sql) : failed.getMessage();
         Optional<String> column = Optional.ofNullable(sql == null ? null : SqlFailures.column(sql));
         RejectedRow row = new RejectedRow(table, routing.targetOf(table), schemaOf(batch, table), bad, column, reason);
         if (!tolerateRejectedRows) {

@@ -149,7 +149,7 @@ final class SmallBatchWriter
             statement.execute();
         }
         catch (SQLException e) {
-            if (SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState())) {
+            if (SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState()) && !UniqueViolations.beyondKey(plan.target, e)) {
                 // the server names the key only in the detail, which may hold values
                 throw new TableWriter.FreshKeyConflict(plan.target.id(), null);
             }

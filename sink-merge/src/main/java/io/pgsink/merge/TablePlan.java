@@ -71,7 +71,11 @@ final class TablePlan
     final SmallBatchSql small;
     /**
      * Whether {@link #merge} may apply this table's rows: not when a staged column other than the
-     * key is {@code GENERATED ALWAYS AS IDENTITY}, which COPY writes as given but an UPDATE cannot.
+     * key is {@code GENERATED ALWAYS AS IDENTITY}, which COPY writes as given but an UPDATE cannot;
+     * nor when the target has unique indexes beyond its primary key ({@link TargetTable#uniqueIndexes}).
+     * An update in place checks them row by row, so the final rows of a valid source transaction
+     * that swaps or rotates unique values collide with rows not yet updated; deleting every
+     * touched key first, then inserting the final rows, never does.
      */
     final boolean mergeable;
 
@@ -147,7 +151,9 @@ final class TablePlan
                 this.upsert = dialect.delete().deleteStagedDeletes(target, stagingName) + "; " + Statements.upsertFromStaging(target, columns, stagingName);
                 this.small = SmallBatchSql.create(dialect, target, columns, "DELETE");
             }
-            this.mergeable = columns.stream().noneMatch(column -> column.identityAlways() && !target.primaryKey().contains(column.name()));
+            this.mergeable = target.uniqueIndexes().isEmpty()
+                    && columns.stream().noneMatch(column ->
+                            column.identityAlways() && !target.primaryKey().contains(column.name()));
         }
     }
 

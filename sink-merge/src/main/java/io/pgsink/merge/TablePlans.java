@@ -65,6 +65,8 @@ final class TablePlans
     private final Map<TableId, ColumnRenames.Recorded> uncommitted = new HashMap<>();
     /** DDL the current transaction runs before its data: renames. */
     private final List<String> pending = new ArrayList<>();
+    /** The unique indexes beyond the primary key last logged for each target table, so that the log says it once. */
+    private final Map<TableId, List<String>> announcedUniqueIndexes = new HashMap<>();
 
     TablePlans(SinkConfig config, StagingTables staging)
     {
@@ -144,6 +146,14 @@ final class TablePlans
         uncommitted.put(schema.table(), ColumnRenames.Recorded.of(schema, catalog));
         TablePlan plan = TablePlan.create(schema, target, dialect, format, appendOnlyWithoutKey, staging.newName(targetId), metadata, metadata.isHistory(schema.table()));
         plans.put(schema.table(), plan);
+        if (!plan.appendOnly && !plan.history && !target.uniqueIndexes().isEmpty()
+                && !target.uniqueIndexes().equals(announcedUniqueIndexes.put(targetId, target.uniqueIndexes()))) {
+            log.info("{} - {} has unique index(es) {} beyond its primary key, which an update in place checks"
+                    + " row by row: its changes are applied by deleting every touched key, then inserting"
+                    + " the final rows (not MERGE or upsert), so that a source transaction that swaps unique values"
+                    + " applies",
+                    sinkName, targetId, target.uniqueIndexes());
+        }
         return plan;
     }
 

@@ -33,8 +33,9 @@ import static java.util.Objects.requireNonNull;
  * {@link RowChange#isFresh()}) with every value known are COPYed straight into the target, which
  * is as fast as loading gets. Every other change goes through the staging table:
  * <ul>
- * <li>with {@link ApplyMethod#MERGE}, when the user may update the table and its rows are narrow
- *     (see {@link #MERGE_MAX_ROW_BYTES}), with its whole row, applied by one {@code MERGE}
+ * <li>with {@link ApplyMethod#MERGE}, when the user may update the table, its rows are narrow
+ *     (see {@link #MERGE_MAX_ROW_BYTES}) and it has no unique index beyond its key
+ *     ({@link TablePlan#mergeable}), with its whole row, applied by one {@code MERGE}
  *     (delete, update in place, or insert); an update in place costs about two thirds of a delete
  *     and an insert, and mostly finds room on the row's own page, so neither the index nor the
  *     table grows;</li>
@@ -270,24 +271,29 @@ final class TableWriter
         }
         catch (CopyRejectedException e) {
             RowChange change = nthMatching(changes, filter, e.row());
+            // a value another key's row holds in an index beyond the key: no fresh key existed
+            boolean replay = conflictMeansReplay && SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState())
+                    && !UniqueViolations.beyondKey(plan.target, e);
             if (change == null) {
-                if (conflictMeansReplay && SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState())) {
+                if (replay) {
                     throw new FreshKeyConflict(plan.target.id(), null);
                 }
                 throw e;
             }
-            if (conflictMeansReplay && SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState())) {
+            if (replay) {
                 throw new FreshKeyConflict(plan.target.id(), change.key());
             }
             ErrorCode code = SqlFailures.classify(e);
             if (code != ErrorCode.DATA) {
                 throw e;
             }
-            throw new RowRejectedException(code, batch.table(), plan.target.id(), change, SqlFailures.column(e), SqlFailures.describe(e), SqlFailures.sanitized(e));
+            throw new RowRejectedException(code, batch.table(), plan.target.id(), change, SqlFailures.column(e),
+                    UniqueViolations.describe(e), SqlFailures.sanitized(e));
         }
         catch (SQLException e) {
             // Greenplum segments may not say which COPY line broke the unique index
-            if (conflictMeansReplay && SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState())) {
+            if (conflictMeansReplay && SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState())
+                    && !UniqueViolations.beyondKey(plan.target, e)) {
                 throw new FreshKeyConflict(plan.target.id(), null);
             }
             throw e;

@@ -62,6 +62,25 @@ final class TargetCatalog
     private static final String GENERATED_COLUMNS = "SELECT a.attname, a.attgenerated <> '', a.attidentity = 'a' FROM pg_catalog.pg_attribute a"
             + " WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped AND (a.attgenerated <> '' OR a.attidentity = 'a')";
 
+    /**
+     * The unique indexes and exclusion constraints a batch of rows with distinct keys can violate
+     * ({@link TargetTable#uniqueIndexes}): not the primary key, not a unique index whose columns
+     * include every primary-key column (rows of distinct keys never collide in it), not one checked
+     * at the end of the statement ({@code DEFERRABLE}, {@code indimmediate} false). Partial and
+     * expression indexes count ({@code indkey} holds 0 for an expression). PostgreSQL 9.4 catalog
+     * (Greenplum 6): {@code int2vector} to {@code int2[]} is a binary-coercible cast.
+     */
+    @Language("SQL")
+    private static final String UNIQUE_INDEXES = """
+            SELECT c.relname
+            FROM pg_catalog.pg_index i
+            JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
+            WHERE i.indrelid = ? AND NOT i.indisprimary AND i.indimmediate AND (i.indisunique OR i.indisexclusion)
+              AND NOT (i.indisunique AND EXISTS (
+                  SELECT 1 FROM pg_catalog.pg_index p
+                  WHERE p.indrelid = i.indrelid AND p.indisprimary AND p.indkey::int2[] <@ i.indkey::int2[]))
+            ORDER BY c.relname""";
+
     private TargetCatalog() {}
 
     /** The table, or empty when it does not exist. */
@@ -107,7 +126,9 @@ final class TargetCatalog
             distributionKey = names(connection, DISTRIBUTION_KEY, oid);
             appendOptimized = !names(connection, APPEND_OPTIMIZED, oid).isEmpty();
         }
-        return Optional.of(new TargetTable(id, columns, primaryKey, distributionKey, updatable, appendOptimized));
+        List<String> uniqueIndexes = names(connection, UNIQUE_INDEXES, oid);
+        return Optional.of(new TargetTable(id, columns, primaryKey, distributionKey, updatable, appendOptimized,
+                uniqueIndexes));
     }
 
     /** Whether {@code id} names a table the user can see. */

@@ -18,9 +18,23 @@ import static java.util.Objects.requireNonNull;
  *         a flush's changes to existing keys with one {@code MERGE} instead of a delete and an insert
  * @param appendOptimized whether it is a Greenplum append-optimized table (row or column oriented),
  *         which {@code INSERT ... ON CONFLICT} refuses
+ * @param uniqueIndexes names of the unique indexes and exclusion constraints, other than the primary
+ *         key, that rows with distinct keys can violate and that are checked row by row (not
+ *         {@code DEFERRABLE}): partial and expression indexes too, but not those that contain every
+ *         primary-key column. A statement that updates rows in place ({@code MERGE},
+ *         {@code ON CONFLICT DO UPDATE}) checks them after each row, so a batch that swaps two
+ *         values would fail on the first row (see {@link TablePlan#mergeable})
  */
-public record TargetTable(TableId id, List<TargetColumn> columns, List<String> primaryKey, List<String> distributionKey, boolean updatable, boolean appendOptimized)
+public record TargetTable(TableId id, List<TargetColumn> columns, List<String> primaryKey, List<String> distributionKey,
+        boolean updatable, boolean appendOptimized, List<String> uniqueIndexes)
 {
+    /** A table without unique indexes beyond its primary key. */
+    public TargetTable(TableId id, List<TargetColumn> columns, List<String> primaryKey, List<String> distributionKey,
+            boolean updatable, boolean appendOptimized)
+    {
+        this(id, columns, primaryKey, distributionKey, updatable, appendOptimized, List.of());
+    }
+
     /** A heap table. */
     public TargetTable(TableId id, List<TargetColumn> columns, List<String> primaryKey, List<String> distributionKey, boolean updatable)
     {
@@ -39,6 +53,7 @@ public record TargetTable(TableId id, List<TargetColumn> columns, List<String> p
         columns = List.copyOf(requireNonNull(columns, "columns is null"));
         primaryKey = List.copyOf(requireNonNull(primaryKey, "primaryKey is null"));
         distributionKey = List.copyOf(requireNonNull(distributionKey, "distributionKey is null"));
+        uniqueIndexes = List.copyOf(requireNonNull(uniqueIndexes, "uniqueIndexes is null"));
     }
 
     public Optional<TargetColumn> column(String name)

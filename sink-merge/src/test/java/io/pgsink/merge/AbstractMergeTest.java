@@ -49,7 +49,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractMergeTest
-        implements ChangeMetadataCases
+        implements ChangeMetadataCases, UniqueIndexCases
 {
     private static final String[] TEXTS = {"", "plain", "comma,separated", "quote\"d", "new\nline", "\\. alone", "back\\slash", "ünïcødé 🚀", "tab\tx", "\r\ncrlf"};
 
@@ -192,6 +192,13 @@ abstract class AbstractMergeTest
             throws SQLException
     {
         createTable(name, definitions);
+    }
+
+    @Override
+    public void suiteTable(String name, String definitions, String distributedBy)
+            throws SQLException
+    {
+        createTable(name, definitions, distributedBy);
     }
 
     protected static SourcePosition at(long offset)

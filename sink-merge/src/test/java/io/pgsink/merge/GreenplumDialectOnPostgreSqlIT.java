@@ -68,13 +68,23 @@ class GreenplumDialectOnPostgreSqlIT
         return Dialect.GREENPLUM;
     }
 
+    /**
+     * Whether the suite's sinks upsert, as on Greenplum 7 ({@code target.update.mode=auto}: PostgreSQL
+     * 15 says version 15, for which the dialect upserts); here they delete and insert, as Greenplum 6
+     * does. The upsert path runs in {@link GreenplumDialectUpsertOnPostgreSqlIT}, and in
+     * GreenplumMergeIT on a real cluster.
+     */
+    protected boolean upserts()
+    {
+        return false;
+    }
+
     @Override
     protected Map<String, String> targetProperties()
     {
-        // the sink's sessions find the stand-in catalog table in the test schema; delete-insert,
-        // as Greenplum 6 does (PostgreSQL 15 says version 15, for which the dialect would upsert as
-        // on Greenplum 7: that path runs in GreenplumMergeIT, on a real cluster)
-        return Map.of(SinkConfig.TARGET_DIALECT, "greenplum", SinkConfig.TARGET_JDBC_PREFIX + "currentSchema", schema.name(), SinkConfig.TARGET_UPDATE_MODE, "delete-insert");
+        // the sink's sessions find the stand-in catalog table in the test schema
+        return Map.of(SinkConfig.TARGET_DIALECT, "greenplum", SinkConfig.TARGET_JDBC_PREFIX + "currentSchema",
+                schema.name(), SinkConfig.TARGET_UPDATE_MODE, upserts() ? "auto" : "delete-insert");
     }
 
     @Override
@@ -140,6 +150,10 @@ class GreenplumDialectOnPostgreSqlIT
     void nothingGreenplumLacksWasSent()
     {
         assertThat(sent).isNotEmpty();
+        if (upserts()) {
+            // Greenplum 7 has ON CONFLICT
+            return;
+        }
         for (String statement : sent) {
             assertThat(statement.toUpperCase(Locale.ROOT)).as(statement).doesNotContain("ON CONFLICT");
         }
@@ -183,13 +197,47 @@ class GreenplumDialectOnPostgreSqlIT
         assertThat(staging.get(0)).endsWith("_shipments\" (\"__pgsink_insert\" boolean NOT NULL, \"__pgsink_unavailable\" text, \"__pgsink_fill_0\" bigint, \"__pgsink_fill_1\" text,"
                 + " \"carrier\" text, \"id\" bigint, \"state\" text) ON COMMIT DELETE ROWS DISTRIBUTED BY (\"carrier\")");
         assertThat(statements).anySatisfy(sql -> assertThat(sql).startsWith("SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; DELETE FROM \"" + schema.name() + "\".\"shipments\" AS t USING \"pgsink_stage_")
-                .endsWith(" AS s WHERE t.\"id\" = s.\"id\" AND t.\"carrier\" = s.\"carrier\""));
+                .contains(" AS s WHERE t.\"id\" = s.\"id\" AND t.\"carrier\" = s.\"carrier\"")
+                // the upsert deletes only the staged deletes, then upserts the rest
+                .endsWith(upserts() ? "ON CONFLICT (\"id\", \"carrier\") DO UPDATE SET \"state\" = EXCLUDED.\"state\""
+                        : " AS s WHERE t.\"id\" = s.\"id\" AND t.\"carrier\" = s.\"carrier\""));
         // the offsets row: inserted by the first flush, updated by the second, never upserted
         assertThat(statements).filteredOn(sql -> sql.contains("pgsink_offsets")).anySatisfy(sql -> assertThat(sql).startsWith("UPDATE ")).anySatisfy(sql -> assertThat(sql).startsWith("INSERT INTO "));
         assertThat(TestingSink.query(schema, "SELECT source_offset FROM pgsink_offsets WHERE sink_name = 'shipments'")).containsExactly(List.of("{\"lsn\":4}"));
         try (MergeApplier applier = applier(Map.of(SinkConfig.SINK_NAME, "shipments"))) {
             assertThat(applier.committedPositions()).containsExactly(Map.entry("{\"server\":\"src\"}", new SourcePosition("{\"server\":\"src\"}", "{\"lsn\":4}")));
         }
+    }
+
+    /**
+     * A table with only its primary key is upserted where the dialect upserts; one with a unique
+     * index beyond it is deleted and inserted whatever the mode ({@link TablePlan#mergeable}).
+     */
+    @Test
+    void uniqueIndexBeyondTheKeyTurnsTheUpsertIntoDeleteAndInsert()
+            throws SQLException
+    {
+        createTable("key_only", "tenant int, id int, email text, PRIMARY KEY (tenant, id)", "tenant");
+        createTable("unique_email", "tenant int, id int, email text, PRIMARY KEY (tenant, id), UNIQUE (tenant, email)",
+                "tenant");
+        int mark = sent.size();
+        try (BufferedSink sink = sink(Map.of(SinkConfig.SINK_NAME, "unique_beyond_key"))) {
+            for (String table : List.of("key_only", "unique_email")) {
+                TableSchema source = TableSchema.of(TableId.of("src", table), List.of("tenant", "id", "email"),
+                        List.of("tenant", "id"));
+                sink.accept(ChangeEvent.update(source, null, new Object[] {1, 1, "a"}, at(1), 0));
+                sink.accept(ChangeEvent.delete(source, new Object[] {1, 2, null}, at(2), 0));
+            }
+            sink.flush();
+        }
+        List<String> applied = sentSince(mark).stream().filter(sql -> sql.contains("DELETE FROM")).toList();
+        assertThat(applied).filteredOn(sql -> sql.contains("\"key_only\"")).singleElement()
+                .satisfies(sql -> assertThat(sql.contains("ON CONFLICT (\"tenant\", \"id\") DO UPDATE"))
+                        .isEqualTo(upserts()));
+        assertThat(applied).filteredOn(sql -> sql.contains("\"unique_email\"")).singleElement()
+                .satisfies(sql -> assertThat(sql).doesNotContain("ON CONFLICT")
+                        .endsWith(" AS s WHERE t.\"tenant\" = s.\"tenant\" AND t.\"id\" = s.\"id\""));
+        assertThat(TestingSink.query(schema, "SELECT email FROM unique_email")).containsExactly(List.of("a"));
     }
 
     @Test

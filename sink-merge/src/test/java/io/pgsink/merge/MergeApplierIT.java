@@ -24,6 +24,7 @@ import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -68,6 +69,83 @@ class MergeApplierIT
     protected boolean updatesInPlace()
     {
         return true;
+    }
+
+    /**
+     * Which unique indexes beyond the primary key the catalog reports ({@link TargetTable#uniqueIndexes}),
+     * and that they, and only they, turn a table's plan from {@code MERGE} to delete-insert
+     * ({@link TablePlan#mergeable}): a table with only its key keeps today's statements.
+     */
+    @Test
+    void onlyUniqueIndexesBeyondTheKeyTurnMergeIntoDeleteAndInsert()
+            throws SQLException
+    {
+        String columns = "tenant int, id int, email text, span int4range, PRIMARY KEY (tenant, id)";
+        schema.execute(
+                "CREATE TABLE ux_key_only (" + columns + ")",
+                "CREATE INDEX ux_key_only_email ON ux_key_only (email)",
+                "CREATE TABLE ux_with_key (" + columns + ", CONSTRAINT ux_with_key_email UNIQUE (email, id, tenant))",
+                "CREATE TABLE ux_deferred (" + columns + ", CONSTRAINT ux_deferred_email UNIQUE (email) DEFERRABLE)",
+                "CREATE TABLE ux_plain (" + columns + ", CONSTRAINT ux_plain_email UNIQUE (tenant, email))",
+                "CREATE TABLE ux_partial (" + columns + ")",
+                "CREATE UNIQUE INDEX ux_partial_email ON ux_partial (email) WHERE id > 0",
+                "CREATE TABLE ux_expression (" + columns + ")",
+                "CREATE UNIQUE INDEX ux_expression_email ON ux_expression (lower(email))",
+                // an expression over a key column does not hold the key column itself
+                "CREATE UNIQUE INDEX ux_expression_id ON ux_expression ((id + 1), tenant)",
+                "CREATE TABLE ux_excluded (" + columns + ", EXCLUDE USING gist (span WITH &&))",
+                "CREATE TABLE ux_two (" + columns + ", CONSTRAINT ux_two_b UNIQUE (email, tenant), UNIQUE (span))");
+        Map<String, List<String>> expected = new LinkedHashMap<>();
+        // none that rows of distinct keys can violate: it holds every key column, or is checked per statement
+        expected.put("ux_key_only", List.of());
+        expected.put("ux_with_key", List.of());
+        expected.put("ux_deferred", List.of());
+        expected.put("ux_plain", List.of("ux_plain_email"));
+        expected.put("ux_partial", List.of("ux_partial_email"));
+        expected.put("ux_expression", List.of("ux_expression_email", "ux_expression_id"));
+        expected.put("ux_excluded", List.of("ux_excluded_span_excl"));
+        expected.put("ux_two", List.of("ux_two_b", "ux_two_span_key"));
+        SinkConfig config = TestingSink.config(schema, Map.of());
+        for (Map.Entry<String, List<String>> table : expected.entrySet()) {
+            TableId id = TableId.of(schema.name(), table.getKey());
+            TargetTable target;
+            try (Connection connection = schema.connect()) {
+                target = TargetCatalog.read(connection, id, Dialect.POSTGRESQL).orElseThrow();
+            }
+            assertThat(target.uniqueIndexes()).as(table.getKey()).isEqualTo(table.getValue());
+            List<String> sourceColumns = List.of("tenant", "id", "email", "span");
+            TableSchema source = TableSchema.of(TableId.of("src", table.getKey()), sourceColumns,
+                    List.of("tenant", "id"));
+            TablePlan plan = TablePlan.create(source, target, Dialect.POSTGRESQL, config.copyFormat(), false, "stage");
+            assertThat(plan.mergeable).as(table.getKey()).isEqualTo(table.getValue().isEmpty());
+            assertThat(plan.upsertable()).as(table.getKey()).isEqualTo(table.getValue().isEmpty());
+            // the MERGE itself, for the tables that keep it, is today's statement
+            assertThat(plan.merge).as(table.getKey())
+                    .isEqualTo(Statements.mergeFromStaging(target, plan.columns, "stage"));
+        }
+    }
+
+    /**
+     * A {@code DEFERRABLE} unique constraint is checked at the end of the statement, not row by row,
+     * so it leaves the table's plan as it was ({@code MERGE} where the suite merges), and a swap applies.
+     */
+    @Test
+    void swapUnderDeferrableUniqueConstraintApplies()
+            throws SQLException
+    {
+        schema.execute("CREATE TABLE u_deferred (id int PRIMARY KEY, email text NOT NULL,"
+                        + " CONSTRAINT u_deferred_email UNIQUE (email) DEFERRABLE)",
+                "INSERT INTO u_deferred VALUES (1, 'a'), (2, 'b')");
+        tableCreated("u_deferred");
+        TableSchema source = TableSchema.of(TableId.of("src", "u_deferred"), List.of("id", "email"), List.of("id"));
+        try (BufferedSink sink = sink(Map.of())) {
+            sink.accept(ChangeEvent.update(source, null, new Object[] {1, "tmp"}, at(1), 0));
+            sink.accept(ChangeEvent.update(source, null, new Object[] {2, "a"}, at(2), 0));
+            sink.accept(ChangeEvent.update(source, null, new Object[] {1, "b"}, at(3), 0));
+            sink.flush();
+        }
+        assertThat(TestingSink.query(schema, "SELECT id, email FROM u_deferred ORDER BY id"))
+                .containsExactly(List.of("1", "b"), List.of("2", "a"));
     }
 
     @Test

@@ -39,6 +39,12 @@ abstract class AbstractStandaloneServiceTest
     /** The server the target database is created on; the source is always the test PostgreSQL. */
     protected abstract TestingPostgreSqlServer targetServer();
 
+    /** What ends a target's CREATE TABLE to distribute it by {@code columns}, where the target distributes tables. */
+    protected String distributedBy(String columns)
+    {
+        return "";
+    }
+
     @BeforeEach
     void createDatabases()
             throws Exception
@@ -175,6 +181,44 @@ abstract class AbstractStandaloneServiceTest
         RunningService.await("the sink's target connections to close", Duration.ofSeconds(10), () -> assertThat(
                 target.query("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgsink-connector-it' AND datname = '" + target.name() + "'"))
                 .containsExactly(List.of("0")));
+    }
+
+    /**
+     * One source transaction swaps, rotates and hands over unique values between keys: valid at
+     * its commit, but the target's unique index beyond the key would refuse the final rows written
+     * in place one at a time. The service applies it and keeps running.
+     */
+    @Test
+    void appliesSourceTransactionsThatSwapUniqueValues()
+            throws Exception
+    {
+        String table = "CREATE TABLE public.users (tenant int, id int, email text NOT NULL, n int,"
+                + " PRIMARY KEY (tenant, id), UNIQUE (tenant, email))";
+        source.execute(table);
+        target.execute(table + distributedBy("tenant"));
+        source.execute("INSERT INTO public.users SELECT 1, g, 'user' || g, 0 FROM generate_series(1, 20) g");
+        try (RunningService running = RunningService.start(configuration("public.users"))) {
+            awaitEqual(running, "SELECT * FROM public.users ORDER BY id");
+            try (Connection connection = source.connect(); Statement statement = connection.createStatement()) {
+                connection.setAutoCommit(false);
+                // a swap of keys 1 and 2
+                statement.execute("UPDATE public.users SET email = 'tmp' WHERE id = 1");
+                statement.execute("UPDATE public.users SET email = 'user1' WHERE id = 2");
+                statement.execute("UPDATE public.users SET email = 'user2', n = 1 WHERE id = 1");
+                // a rotation over keys 3 to 12: each takes the value the one before it gave up
+                statement.execute("UPDATE public.users SET email = 'tmp' WHERE id = 3");
+                for (int id = 4; id <= 12; id++) {
+                    statement.execute("UPDATE public.users SET email = 'user" + (id - 1) + "' WHERE id = " + id);
+                }
+                statement.execute("UPDATE public.users SET email = 'user12' WHERE id = 3");
+                // a deleted key's value taken by a new key
+                statement.execute("DELETE FROM public.users WHERE id = 13");
+                statement.execute("INSERT INTO public.users VALUES (1, 21, 'user13', 0)");
+                connection.commit();
+            }
+            awaitEqual(running, "SELECT * FROM public.users ORDER BY id");
+            running.assertRunning();
+        }
     }
 
     @Test

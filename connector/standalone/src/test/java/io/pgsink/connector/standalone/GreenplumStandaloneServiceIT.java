@@ -14,4 +14,10 @@ class GreenplumStandaloneServiceIT
     {
         return TestingGreenplum.server();
     }
+
+    @Override
+    protected String distributedBy(String columns)
+    {
+        return " DISTRIBUTED BY (" + columns + ")";
+    }
 }
