@@ -67,8 +67,10 @@ public final class StandaloneConfig
 
     static final ConfigKey<Long> HTTP_PORT_KEY = ConfigKey.optional(HTTP_PORT, ConfigType.LONG, 9464L,
             "Port of the HTTP endpoint serving /metrics (Prometheus text format) and /health; 0 picks a free port, -1 disables it.").withValidator(ConfigValidator.between(-1, 65535));
-    static final ConfigKey<String> HTTP_HOST_KEY = ConfigKey.optional(HTTP_HOST, ConfigType.STRING, "0.0.0.0",
-            "Address the HTTP endpoint listens on.").withValidator(ConfigValidator.notBlank());
+    static final ConfigKey<String> HTTP_HOST_KEY = ConfigKey.optional(HTTP_HOST, ConfigType.STRING, "127.0.0.1",
+            "Address the HTTP endpoint listens on: the loopback interface by default; 0.0.0.0 for every interface "
+                    + "(the Docker image sets it), with http.tls.* and http.auth.* where others can reach it.")
+            .withValidator(ConfigValidator.notBlank());
     static final ConfigKey<Long> PROGRESS_INTERVAL_MS_KEY = ConfigKey.optional(PROGRESS_INTERVAL_MS, ConfigType.LONG, 30_000L,
             "How often progress (events in, rows applied, lag, position) is logged while changes flow; 0 disables it.").withValidator(ConfigValidator.atLeast(0));
 
@@ -100,7 +102,9 @@ public final class StandaloneConfig
 
     /** The service's own keys; the sink's are {@link SinkConfig#KEYS}. */
     public static final List<ConfigKey<?>> KEYS = List.of(FLUSH_BOUNDARY_KEY, HTTP_PORT_KEY, HTTP_HOST_KEY, PROGRESS_INTERVAL_MS_KEY, SLOT_CREATION_TIMEOUT_MS_KEY, SLOT_CREATION_LOG_INTERVAL_MS_KEY,
-            INITIAL_LOAD_PARALLELISM, INITIAL_LOAD_CHUNK_BYTES, INITIAL_LOAD_COPY_FORMAT, INITIAL_LOAD_PROGRESS_INTERVAL_MS);
+            INITIAL_LOAD_PARALLELISM, INITIAL_LOAD_CHUNK_BYTES, INITIAL_LOAD_COPY_FORMAT, INITIAL_LOAD_PROGRESS_INTERVAL_MS,
+            HttpSecurity.TLS_CERTIFICATE_FILE_KEY, HttpSecurity.TLS_KEY_FILE_KEY, HttpSecurity.AUTH_USERNAME_KEY,
+            HttpSecurity.AUTH_PASSWORD_KEY, HttpSecurity.AUTH_BEARER_TOKEN_KEY);
 
     /** {@code source.snapshot.mode} values: {@code initial} (the default) is pgsink's COPY load; the others are Debezium's. */
     static final String SNAPSHOT_MODE = "snapshot.mode";
@@ -223,6 +227,7 @@ public final class StandaloneConfig
         Optional<SinkConfig> sink = SinkConfig.validate(sinkProperties, found);
         ConfigValues own = ConfigValues.read(KEYS, ownProperties);
         found.addAll(own.problems());
+        HttpSecurity.of(own, found);
 
         String sinkName = sink.map(SinkConfig::sinkName).orElse(sinkProperties.getOrDefault(SinkConfig.SINK_NAME, SinkKeys.SINK_NAME.defaultValue().orElseThrow()));
         Map<String, String> debezium = DebeziumProperties.of(source, sinkName, sink, found);
@@ -315,6 +320,14 @@ public final class StandaloneConfig
     public String httpHost()
     {
         return own.get(HTTP_HOST_KEY);
+    }
+
+    /** How the HTTP endpoint is secured; reads the TLS files again. */
+    HttpSecurity httpSecurity()
+    {
+        List<ConfigProblem> problems = new ArrayList<>();
+        return ConfigProblem.valueOrThrow(HttpSecurity.of(own, problems), problems, "Invalid pgsink configuration",
+                message -> new SinkException(ErrorCode.CONFIG, message));
     }
 
     /** Where a flush may end ({@value #FLUSH_BOUNDARY}). */
