@@ -28,7 +28,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 import static java.util.Objects.requireNonNull;
 
@@ -403,10 +405,23 @@ public final class StandaloneConfig
         return described;
     }
 
+    /** Logs the keys not at their default on one line at INFO, and every key at DEBUG. */
     public void log()
     {
+        Map<String, String> described = describe();
         if (log.isInfoEnabled()) {
-            describe().forEach((key, value) -> log.info("{} - {} = {}", sink.sinkName(), key, value));
+            Set<String> givenSecrets = new TreeSet<>();
+            sink.targetPassword().ifPresent(password -> givenSecrets.add(SinkConfig.TARGET_PASSWORD));
+            for (ConfigKey<?> key : KEYS) {
+                if (key.secret() && !own.text(key).isEmpty()) {
+                    givenSecrets.add(key.name());
+                }
+            }
+            log.info("{} - configuration, the keys not at their default ({} keys in all, each logged at DEBUG): {}",
+                    sink.sinkName(), described.size(), ConfigSummary.changed(described, givenSecrets));
+        }
+        if (log.isDebugEnabled()) {
+            described.forEach((key, value) -> log.debug("{} - {} = {}", sink.sinkName(), key, value));
         }
     }
 
