@@ -83,6 +83,7 @@ class StartupLogIT
         Path err = directory.resolve("pgsink.err");
         List<String> lines = runUntilStreaming(writeConfig(directory), out, err, "-Dpgsink.log.format=json");
         assertThat(lines).as("stderr: %s", Files.readString(err)).isNotEmpty();
+        assertThat(Files.readString(err)).as("standard error").isEmpty();
         List<JsonNode> events = new ArrayList<>();
         for (String line : lines) {
             JsonNode event = JSON.readTree(line);

@@ -16,6 +16,8 @@ public final class LogFormat
     public static final String PROPERTY = "pgsink.log.format";
     public static final String VARIABLE = "PGSINK_LOG_FORMAT";
     static final String SLF4J_PROVIDER = "slf4j.provider";
+    /** slf4j's own messages: at INFO it says on standard error which provider {@link #SLF4J_PROVIDER} named. */
+    static final String SLF4J_VERBOSITY = "slf4j.internal.verbosity";
 
     private LogFormat() {}
 
@@ -31,6 +33,9 @@ public final class LogFormat
                 return Optional.empty();
             case "json":
                 system.setProperty(SLF4J_PROVIDER, JsonServiceProvider.class.getName());
+                if (system.getProperty(SLF4J_VERBOSITY) == null) {
+                    system.setProperty(SLF4J_VERBOSITY, "WARN");
+                }
                 return Optional.empty();
             default:
                 String source = system.getProperty(PROPERTY) != null

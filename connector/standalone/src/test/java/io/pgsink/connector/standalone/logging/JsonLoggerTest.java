@@ -64,6 +64,8 @@ class JsonLoggerTest
 
         assertThat(LogFormat.select(system, Map.of("PGSINK_LOG_FORMAT", "json"))).isEmpty();
         assertThat(system.getProperty(LogFormat.SLF4J_PROVIDER)).isEqualTo(JsonServiceProvider.class.getName());
+        // slf4j would say on standard error which provider it loads
+        assertThat(system.getProperty(LogFormat.SLF4J_VERBOSITY)).isEqualTo("WARN");
 
         Properties text = new Properties();
         text.setProperty("pgsink.log.format", "text");
