@@ -57,6 +57,27 @@ class SampleConfigTest
         }
     }
 
+    /** pgsink listens on the loopback interface by default; the image makes it every interface, for the port to work. */
+    @Test
+    void theImageServesTheHttpEndpointOnEveryInterface()
+            throws IOException
+    {
+        Map<String, String> environment = new TreeMap<>();
+        Path dockerfile = ComposeStack.DIRECTORY.resolve("pgsink/Dockerfile");
+        for (DockerfileInstructions.Instruction instruction : DockerfileInstructions.read(dockerfile)) {
+            if (instruction.keyword().equals("ENV")) {
+                String[] assignment = instruction.arguments().split("=", 2);
+                environment.put(assignment[0].strip(), assignment[1].strip());
+            }
+        }
+        JsonNode definition = stack.service("pgsink");
+        environment.putAll(ComposeStack.environment(definition));
+        Path file = ComposeStack.DIRECTORY.resolve("config/pgsink.properties");
+        assertThat(StandaloneConfig.load(file, environment).httpHost()).isEqualTo("0.0.0.0");
+        assertThat(StandaloneConfig.load(file, ComposeStack.environment(definition)).httpHost())
+                .as("without the image's environment").isEqualTo("127.0.0.1");
+    }
+
     @Test
     void theTwoStandaloneServicesHaveSlotsOfTheirOwn()
     {

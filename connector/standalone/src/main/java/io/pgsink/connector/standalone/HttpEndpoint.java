@@ -2,6 +2,8 @@ package io.pgsink.connector.standalone;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,7 +19,8 @@ import java.util.function.Supplier;
  * The service's HTTP endpoint: {@code GET /metrics} (Prometheus text format 0.0.4) and
  * {@code GET /health} (200 with {@code {"status":"UP",...}} while the service is healthy, 503
  * otherwise; the states are {@link ServiceState}'s). Served by the JDK's HTTP server on one
- * daemon thread.
+ * daemon thread, over HTTPS when {@link HttpSecurity#tls()} is given, {@code /metrics} behind the
+ * credentials of {@link HttpSecurity} when given ({@code /health} stays open to liveness probes).
  */
 final class HttpEndpoint
         implements AutoCloseable
@@ -36,11 +39,27 @@ final class HttpEndpoint
         this.executor = executor;
     }
 
-    static HttpEndpoint start(String host, int port, Supplier<String> metrics, Supplier<Health> health)
+    static HttpEndpoint start(String host, int port, HttpSecurity security, Supplier<String> metrics,
+            Supplier<Health> health)
             throws IOException
     {
-        HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
-        server.createContext("/metrics", exchange -> respond(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.get()));
+        HttpServer server;
+        if (security.tls().isPresent()) {
+            HttpsServer https = HttpsServer.create(new InetSocketAddress(host, port), 16);
+            https.setHttpsConfigurator(new HttpsConfigurator(security.tls().get()));
+            server = https;
+        }
+        else {
+            server = HttpServer.create(new InetSocketAddress(host, port), 16);
+        }
+        server.createContext("/metrics", exchange -> {
+            if (!security.authenticates() || security.accepts(exchange.getRequestHeaders().getFirst("Authorization"))) {
+                respond(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.get());
+                return;
+            }
+            exchange.getResponseHeaders().set("WWW-Authenticate", security.challenge());
+            respond(exchange, 401, "text/plain; charset=utf-8", "pgsink: /metrics needs credentials\n");
+        });
         server.createContext("/health", exchange -> {
             Health current = health.get();
             respond(exchange, current.up() ? 200 : 503, "application/json", current.json());
@@ -53,7 +72,8 @@ final class HttpEndpoint
         });
         server.setExecutor(executor);
         server.start();
-        log.info("metrics at http://{}:{}/metrics, health at /health", host, server.getAddress().getPort());
+        log.info("metrics at {}://{}:{}/metrics{}, health at /health", security.tls().isPresent() ? "https" : "http",
+                host, server.getAddress().getPort(), security.authenticates() ? " (with credentials)" : "");
         return new HttpEndpoint(server, executor);
     }
 

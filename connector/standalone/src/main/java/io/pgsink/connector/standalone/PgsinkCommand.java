@@ -1,11 +1,13 @@
 package io.pgsink.connector.standalone;
 
+import io.pgsink.connector.standalone.logging.LogFormat;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 import java.io.PrintWriter;
+import java.util.Optional;
 
 /**
  * {@code pgsink}: the standalone service's command line.
@@ -36,6 +38,11 @@ public final class PgsinkCommand
 
     public static void main(String[] args)
     {
+        Optional<String> logFormat = LogFormat.select(System.getProperties(), System.getenv());
+        if (logFormat.isPresent()) {
+            System.err.println("pgsink: " + logFormat.get());
+            System.exit(EXIT_USAGE);
+        }
         if (args.length > 0 && args[0].equals("quickstart") && System.getProperty(SIMPLE_LOGGER_LEVEL) == null) {
             // the quickstart prints its own progress; the service's lifecycle logs would drown it
             System.setProperty(SIMPLE_LOGGER_LEVEL, "warn");

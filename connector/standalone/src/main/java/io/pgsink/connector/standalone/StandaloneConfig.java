@@ -28,7 +28,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 import static java.util.Objects.requireNonNull;
 
@@ -67,8 +69,10 @@ public final class StandaloneConfig
 
     static final ConfigKey<Long> HTTP_PORT_KEY = ConfigKey.optional(HTTP_PORT, ConfigType.LONG, 9464L,
             "Port of the HTTP endpoint serving /metrics (Prometheus text format) and /health; 0 picks a free port, -1 disables it.").withValidator(ConfigValidator.between(-1, 65535));
-    static final ConfigKey<String> HTTP_HOST_KEY = ConfigKey.optional(HTTP_HOST, ConfigType.STRING, "0.0.0.0",
-            "Address the HTTP endpoint listens on.").withValidator(ConfigValidator.notBlank());
+    static final ConfigKey<String> HTTP_HOST_KEY = ConfigKey.optional(HTTP_HOST, ConfigType.STRING, "127.0.0.1",
+            "Address the HTTP endpoint listens on: the loopback interface by default; 0.0.0.0 for every interface "
+                    + "(the Docker image sets it), with http.tls.* and http.auth.* where others can reach it.")
+            .withValidator(ConfigValidator.notBlank());
     static final ConfigKey<Long> PROGRESS_INTERVAL_MS_KEY = ConfigKey.optional(PROGRESS_INTERVAL_MS, ConfigType.LONG, 30_000L,
             "How often progress (events in, rows applied, lag, position) is logged while changes flow; 0 disables it.").withValidator(ConfigValidator.atLeast(0));
 
@@ -100,7 +104,9 @@ public final class StandaloneConfig
 
     /** The service's own keys; the sink's are {@link SinkConfig#KEYS}. */
     public static final List<ConfigKey<?>> KEYS = List.of(FLUSH_BOUNDARY_KEY, HTTP_PORT_KEY, HTTP_HOST_KEY, PROGRESS_INTERVAL_MS_KEY, SLOT_CREATION_TIMEOUT_MS_KEY, SLOT_CREATION_LOG_INTERVAL_MS_KEY,
-            INITIAL_LOAD_PARALLELISM, INITIAL_LOAD_CHUNK_BYTES, INITIAL_LOAD_COPY_FORMAT, INITIAL_LOAD_PROGRESS_INTERVAL_MS);
+            INITIAL_LOAD_PARALLELISM, INITIAL_LOAD_CHUNK_BYTES, INITIAL_LOAD_COPY_FORMAT, INITIAL_LOAD_PROGRESS_INTERVAL_MS,
+            HttpSecurity.TLS_CERTIFICATE_FILE_KEY, HttpSecurity.TLS_KEY_FILE_KEY, HttpSecurity.AUTH_USERNAME_KEY,
+            HttpSecurity.AUTH_PASSWORD_KEY, HttpSecurity.AUTH_BEARER_TOKEN_KEY);
 
     /** {@code source.snapshot.mode} values: {@code initial} (the default) is pgsink's COPY load; the others are Debezium's. */
     static final String SNAPSHOT_MODE = "snapshot.mode";
@@ -223,6 +229,7 @@ public final class StandaloneConfig
         Optional<SinkConfig> sink = SinkConfig.validate(sinkProperties, found);
         ConfigValues own = ConfigValues.read(KEYS, ownProperties);
         found.addAll(own.problems());
+        HttpSecurity.of(own, found);
 
         String sinkName = sink.map(SinkConfig::sinkName).orElse(sinkProperties.getOrDefault(SinkConfig.SINK_NAME, SinkKeys.SINK_NAME.defaultValue().orElseThrow()));
         Map<String, String> debezium = DebeziumProperties.of(source, sinkName, sink, found);
@@ -317,6 +324,14 @@ public final class StandaloneConfig
         return own.get(HTTP_HOST_KEY);
     }
 
+    /** How the HTTP endpoint is secured; reads the TLS files again. */
+    HttpSecurity httpSecurity()
+    {
+        List<ConfigProblem> problems = new ArrayList<>();
+        return ConfigProblem.valueOrThrow(HttpSecurity.of(own, problems), problems, "Invalid pgsink configuration",
+                message -> new SinkException(ErrorCode.CONFIG, message));
+    }
+
     /** Where a flush may end ({@value #FLUSH_BOUNDARY}). */
     public FlushBoundary flushBoundary()
     {
@@ -390,10 +405,23 @@ public final class StandaloneConfig
         return described;
     }
 
+    /** Logs the keys not at their default on one line at INFO, and every key at DEBUG. */
     public void log()
     {
+        Map<String, String> described = describe();
         if (log.isInfoEnabled()) {
-            describe().forEach((key, value) -> log.info("{} - {} = {}", sink.sinkName(), key, value));
+            Set<String> givenSecrets = new TreeSet<>();
+            sink.targetPassword().ifPresent(password -> givenSecrets.add(SinkConfig.TARGET_PASSWORD));
+            for (ConfigKey<?> key : KEYS) {
+                if (key.secret() && !own.text(key).isEmpty()) {
+                    givenSecrets.add(key.name());
+                }
+            }
+            log.info("{} - configuration, the keys not at their default ({} keys in all, each logged at DEBUG): {}",
+                    sink.sinkName(), described.size(), ConfigSummary.changed(described, givenSecrets));
+        }
+        if (log.isDebugEnabled()) {
+            described.forEach((key, value) -> log.debug("{} - {} = {}", sink.sinkName(), key, value));
         }
     }
 

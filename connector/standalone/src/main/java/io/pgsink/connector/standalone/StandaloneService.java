@@ -322,7 +322,8 @@ public final class StandaloneService
     {
         if (config.httpPort() >= 0) {
             try {
-                http = HttpEndpoint.start(config.httpHost(), config.httpPort(), metrics::scrape, this::health);
+                http = HttpEndpoint.start(config.httpHost(), config.httpPort(), config.httpSecurity(), metrics::scrape,
+                        this::health);
             }
             catch (IOException e) {
                 throw new SinkException(ErrorCode.CONFIG, "Cannot serve metrics on " + config.httpHost() + ":" + config.httpPort() + " (" + StandaloneConfig.HTTP_PORT + "): " + e.getMessage(), e);

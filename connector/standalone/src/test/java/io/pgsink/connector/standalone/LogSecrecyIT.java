@@ -165,7 +165,9 @@ class LogSecrecyIT
     private static Process start(Path config, Path log)
             throws Exception
     {
-        return TestingCommand.startProcess(config, log, "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=debug", "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=debug");
+        return TestingCommand.startProcess(config, log, "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=debug",
+                "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=debug", "-Dorg.slf4j.simpleLogger.log.io.debezium=debug",
+                "-Dorg.slf4j.simpleLogger.log.com.zaxxer.hikari=debug");
     }
 
     private Path writeConfig(Path directory, String table, String tolerance)

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class StandaloneConfigTest
 {
-    private static Map<String, String> minimal()
+    static Map<String, String> minimal()
     {
         Map<String, String> properties = new HashMap<>();
         properties.put("source.database.hostname", "db1");
@@ -63,7 +63,8 @@ class StandaloneConfigTest
                 .containsEntry("poll.interval.ms", "1000")
                 .containsEntry("database.hostname", "db1");
         assertThat(config.httpPort()).isEqualTo(9464);
-        assertThat(config.httpHost()).isEqualTo("0.0.0.0");
+        // the loopback interface unless told otherwise (the Docker image sets 0.0.0.0)
+        assertThat(config.httpHost()).isEqualTo("127.0.0.1");
         assertThat(config.progressIntervalMillis()).isEqualTo(30000);
         assertThat(config.sink().retryBackoff().maxMillis()).isEqualTo(30000);
         assertThat(config.sink().targetUrl()).isEqualTo("jdbc:postgresql://dw:5432/warehouse");
@@ -97,14 +98,19 @@ class StandaloneConfigTest
         assertThat(table).containsExactly(
                 Map.entry("flush.boundary", "CHOICE 'batch'"),
                 Map.entry("http.port", "LONG '9464'"),
-                Map.entry("http.host", "STRING '0.0.0.0'"),
+                Map.entry("http.host", "STRING '127.0.0.1'"),
                 Map.entry("progress.interval.ms", "LONG '30000'"),
                 Map.entry("slot.creation.timeout.ms", "LONG '600000'"),
                 Map.entry("slot.creation.log.interval.ms", "LONG '10000'"),
                 Map.entry("initial.load.parallelism", "LONG '0'"),
                 Map.entry("initial.load.chunk.bytes", "LONG '67108864'"),
                 Map.entry("initial.load.copy.format", "CHOICE 'auto'"),
-                Map.entry("initial.load.progress.interval.ms", "LONG '10000'"));
+                Map.entry("initial.load.progress.interval.ms", "LONG '10000'"),
+                Map.entry("http.tls.certificate.file", "STRING ''"),
+                Map.entry("http.tls.key.file", "STRING ''"),
+                Map.entry("http.auth.username", "STRING ''"),
+                Map.entry("http.auth.password", "STRING ''"),
+                Map.entry("http.auth.bearer.token", "STRING ''"));
         Map<String, String> properties = minimal();
         properties.put("http.host", " ");
         properties.put("progress.interval.ms", "-1");

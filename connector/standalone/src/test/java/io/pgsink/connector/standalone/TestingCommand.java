@@ -45,6 +45,13 @@ record TestingCommand(int exitCode, String out, String err)
     static Process startProcess(Path config, Path log, String... jvmOptions)
             throws IOException
     {
+        return startProcess(config, log, log, jvmOptions);
+    }
+
+    /** {@link #startProcess(Path, Path, String...)}, standard output to {@code out}, standard error to {@code err}. */
+    static Process startProcess(Path config, Path out, Path err, String... jvmOptions)
+            throws IOException
+    {
         Path jar = Path.of(System.getProperty("pgsink.jar", "target/pgsink.jar"));
         if (!Files.exists(jar)) {
             throw new IllegalStateException("the runnable jar " + jar + " is missing: mvn package builds it");
@@ -53,7 +60,13 @@ record TestingCommand(int exitCode, String out, String err)
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.addAll(List.of(jvmOptions));
         command.addAll(List.of("-jar", jar.toString(), "run", "--config", config.toString()));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile());
+        if (out.equals(err)) {
+            builder.redirectErrorStream(true);
+        }
+        else {
+            builder.redirectError(err.toFile());
+        }
         builder.environment().keySet().removeIf(name -> name.startsWith(StandaloneConfig.ENVIRONMENT_PREFIX));
         return builder.start();
     }
