@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code pgsink check --config FILE}: prints one line per check and exits 1 when any failed. */
-@Command(name = "check", description = "Verify connectivity, permissions, wal_level, replication slot and publication, primary keys and target tables before streaming.")
+@Command(name = "check",
+        mixinStandardHelpOptions = true,
+        versionProvider = PgsinkCommand.Version.class,
+        description = "Verify connectivity, permissions, wal_level, replication slot and publication, primary keys and target tables before streaming.")
 final class CheckCommand
         implements Callable<Integer>
 {
