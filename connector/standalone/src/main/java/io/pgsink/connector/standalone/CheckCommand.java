@@ -27,6 +27,8 @@ final class CheckCommand
     public Integer call()
     {
         StandaloneConfig parsed = StandaloneConfig.load(config, System.getenv());
+        // a configuration problem the source's catalog reveals: exit code 2, as for the file's
+        MetadataColumnConflicts.check(parsed);
         List<Checker.Result> results = new Checker(parsed).run();
         PrintWriter out = spec.commandLine().getOut();
         for (Checker.Result result : results) {

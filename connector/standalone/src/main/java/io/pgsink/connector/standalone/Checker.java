@@ -217,7 +217,7 @@ final class Checker
                     continue;
                 }
                 TableId id = TableId.of(schema, table);
-                captured.put(id, writtenColumns(id, TargetCheck.columns(connection, rows.getLong(3))));
+                captured.put(id, MetadataColumnConflicts.writtenColumns(config, id, TargetCheck.columns(connection, rows.getLong(3))));
                 String replicaIdentity = rows.getString(4);
                 boolean primaryKey = rows.getBoolean(5);
                 if (!rows.getBoolean(6)) {
@@ -245,16 +245,6 @@ final class Checker
             add(source.publicationMode() == AutoCreateMode.FILTERED ? Status.FAIL : Status.WARN, subject, CapturedTables.nothingCaptured(source.publicationMode()));
         }
         return captured;
-    }
-
-    /** The target names of the columns of {@code table} the sink writes ({@code column.*}). */
-    private List<String> writtenColumns(TableId table, List<String> columns)
-    {
-        ColumnSelection selection = config.sink().columnSelection();
-        return columns.stream()
-                .filter(column -> config.capturedTables().capturesColumn(table.schema(), table.table(), column) && selection.writes(table, column))
-                .map(column -> selection.targetName(table, column))
-                .toList();
     }
 
     private void checkColumnSelection(Connection connection, String subject)
