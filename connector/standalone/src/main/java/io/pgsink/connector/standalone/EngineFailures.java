@@ -86,6 +86,17 @@ final class EngineFailures
         return failure;
     }
 
+    /** The first {@link SQLException} in the chain, which says what the server refused. */
+    static Optional<SQLException> sqlFailure(Throwable error)
+    {
+        for (Throwable cause = error; cause != null; cause = next(cause)) {
+            if (cause instanceof SQLException sql) {
+                return Optional.of(sql);
+            }
+        }
+        return Optional.empty();
+    }
+
     /** Whether {@code error} or one of its causes is a {@code type}. */
     static boolean causes(@Nullable Throwable error, Class<? extends Throwable> type)
     {

@@ -304,4 +304,33 @@ class CheckCommandIT
                 + "  Invalid value '' for configuration source.slot.name: must not be empty: it names the replication slot; remove the key for pgsink's default (from sink.name)\n");
         assertThat(outcome.exitCode()).isEqualTo(2);
     }
+
+    /**
+     * A source user that may replicate but not create the filtered publication: check names what
+     * is missing (CREATE on the database, ownership of the captured tables) and how to fix it.
+     */
+    @Test
+    void namesWhatTheSourceUserLacksToCreateThePublication(@TempDir Path directory)
+            throws Exception
+    {
+        String role = TestingDatabase.randomName("pgsink_check_replicator");
+        source.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)", "CREATE ROLE " + role + " LOGIN REPLICATION", "GRANT SELECT ON public.orders TO " + role);
+        try {
+            Map<String, String> extra = new HashMap<>();
+            extra.put("source.table.include.list", "public.orders");
+            extra.put("source.database.user", role);
+            TestingCommand outcome = pgsink("check", "--config", configFile(directory, extra).toString());
+            assertThat(outcome.out()).contains("[FAIL] source 127.0.0.1:" + source.port() + "/" + source.name() + ": publication " + sinkName
+                    + " does not exist and cannot be created: the user may not create publications: GRANT CREATE ON DATABASE \"" + source.name() + "\" TO \"" + role + "\";"
+                    + " only a table's owner may add it to a publication, and the user does not own [\"public\".\"orders\" (owner " + source.user() + ")]");
+            assertThat(outcome.exitCode()).isEqualTo(1);
+
+            source.execute("GRANT CREATE ON DATABASE " + source.name() + " TO " + role, "ALTER TABLE public.orders OWNER TO " + role);
+            TestingCommand fixed = pgsink("check", "--config", configFile(directory, extra).toString());
+            assertThat(fixed.out()).contains("[ OK ] source 127.0.0.1:" + source.port() + "/" + source.name() + ": publication " + sinkName + " will be created");
+        }
+        finally {
+            source.execute("DROP OWNED BY " + role, "DROP ROLE " + role);
+        }
+    }
 }
