@@ -11,8 +11,7 @@ import java.util.Optional;
 public final class SinkKeys
 {
     public static final ConfigKey<String> SINK_NAME = ConfigKey.optional(SinkConfig.SINK_NAME, ConfigType.STRING, "pgsink",
-            "Name of this sink. Source positions are stored under it in the offsets table, so two sinks writing into the same target need different names.")
-            .withValidator(ConfigValidator.notBlank());
+            "Name of this sink. Source positions are stored under it in the offsets table, so two sinks writing into the same target need different names.");
     public static final ConfigKey<String> TARGET_URL = ConfigKey.required(SinkConfig.TARGET_URL, ConfigType.STRING,
                     "JDBC URL of the target PostgreSQL or Greenplum database, e.g. jdbc:postgresql://host:5432/db.")
             .withValidator(ConfigValidator.notBlank().and(SinkKeys::pgjdbcUrl));

@@ -270,14 +270,17 @@ public final class StandaloneConfig
         }
 
         List<ConfigProblem> found = new ArrayList<>();
+        String givenName = sinkProperties.get(SinkConfig.SINK_NAME);
+        if (givenName != null && givenName.isBlank()) {
+            // the Kafka Connect sink reads an empty sink.name as its connector's name; here it would name the slot, the publication and the stored positions
+            found.add(ConfigProblem.invalid(SinkConfig.SINK_NAME, givenName, false, "must not be empty"));
+            sinkProperties.remove(SinkConfig.SINK_NAME);
+        }
         Optional<SinkConfig> sink = SinkConfig.validate(sinkProperties, found);
         ConfigValues own = ConfigValues.read(KEYS, ownProperties);
         found.addAll(own.problems());
 
-        String defaultName = SinkKeys.SINK_NAME.defaultValue().orElseThrow();
-        // an invalid (empty) sink.name is reported by the sink's keys; the source's names fall back to the default
-        String sinkName = sink.map(SinkConfig::sinkName).orElse(sinkProperties.getOrDefault(SinkConfig.SINK_NAME, defaultName));
-        sinkName = sinkName.isBlank() ? defaultName : sinkName;
+        String sinkName = sink.map(SinkConfig::sinkName).orElse(sinkProperties.getOrDefault(SinkConfig.SINK_NAME, SinkKeys.SINK_NAME.defaultValue().orElseThrow()));
         Map<String, String> debezium = DebeziumProperties.of(source, sinkName, sink, found);
         boolean copyLoad = INITIAL.equalsIgnoreCase(source.getOrDefault(SNAPSHOT_MODE, INITIAL));
         if (copyLoad) {
