@@ -214,7 +214,8 @@ class SinkConfigTest
                 "Invalid value '' for configuration offsets.table: must not be empty",
                 "Invalid value '' for configuration errors.deadletter.table: must not be empty");
         // empty stays "none" for the metadata columns, as documented
-        assertThat(SinkConfig.problems(Map.of("target.url", "jdbc:postgresql://h/d", "metadata.operation.column", ""))).isEmpty();
+        assertThat(SinkConfig.problems(Map.of("target.url", "jdbc:postgresql://h/d", "metadata.operation.column",
+                ""))).isEmpty();
     }
 
     @Test

@@ -93,7 +93,10 @@ public final class TargetCheck
     private final String noPositionsYet;
     private final boolean initialLoad;
     private final List<String> stateTables;
-    /** Whether creating tables, adding columns and the adapter's state tables are checked too, and the GRANT that fixes a finding is named. */
+    /**
+     * Whether creating tables, adding columns and the adapter's state tables are checked too, and the GRANT that fixes
+     * a finding is named.
+     */
     private final boolean privileges;
     private final List<Finding> findings = new ArrayList<>();
     /** The user the sink connects as, named in the GRANT statements findings suggest. */
@@ -127,7 +130,8 @@ public final class TargetCheck
         this(sink, noPositionsYet, initialLoad, stateTables, true);
     }
 
-    private TargetCheck(SinkConfig sink, String noPositionsYet, boolean initialLoad, List<String> stateTables, boolean privileges)
+    private TargetCheck(SinkConfig sink, String noPositionsYet, boolean initialLoad, List<String> stateTables,
+            boolean privileges)
     {
         this.privileges = privileges;
         this.sink = requireNonNull(sink, "sink is null");
@@ -203,7 +207,8 @@ public final class TargetCheck
             try (ResultSet rows = statement.executeQuery()) {
                 if (rows.next()) {
                     if (!rows.getBoolean(2)) {
-                        add(OFFSETS, Status.FAIL, "offsets table " + offsets + " exists but the user may not SELECT, INSERT and UPDATE it"
+                        add(OFFSETS, Status.FAIL, "offsets table " + offsets
+                                + " exists but the user may not SELECT, INSERT and UPDATE it"
                                 + grant(": GRANT SELECT, INSERT, UPDATE, DELETE ON " + offsets + " TO " + user));
                         return;
                     }
@@ -227,8 +232,11 @@ public final class TargetCheck
             statement.setString(1, sink.offsetsSchema());
             try (ResultSet rows = statement.executeQuery()) {
                 rows.next();
-                add(OFFSETS, rows.getBoolean(1) ? Status.OK : Status.FAIL, "offsets table " + offsets + (rows.getBoolean(1) ? " will be created"
-                        : " is missing and the user may not create it in schema " + sink.offsetsSchema() + grant(": GRANT CREATE ON SCHEMA " + SqlIdentifiers.quote(sink.offsetsSchema()) + " TO " + user)));
+                add(OFFSETS, rows.getBoolean(1) ? Status.OK : Status.FAIL, "offsets table " + offsets
+                        + (rows.getBoolean(1) ? " will be created"
+                        : " is missing and the user may not create it in schema " + sink.offsetsSchema()
+                                + grant(": GRANT CREATE ON SCHEMA " + SqlIdentifiers.quote(sink.offsetsSchema())
+                                + " TO " + user)));
             }
         }
         catch (SQLException e) {
@@ -251,7 +259,9 @@ public final class TargetCheck
                         add(TABLES, Status.OK, name + " does not exist yet and will be created from the source table (schema.evolution=add-columns)");
                     }
                     else if (evolves) {
-                        checkCreatable(connection, target, name + " does not exist yet and will be created from the source table (schema.evolution=add-columns)");
+                        checkCreatable(connection, target, name
+                                + " does not exist yet and will be created from the source table "
+                                + "(schema.evolution=add-columns)");
                     }
                     else {
                         add(TABLES, Status.FAIL, name + " does not exist: create it with the source table's columns and primary key, or set schema.evolution=add-columns");
@@ -262,7 +272,9 @@ public final class TargetCheck
                 missing.removeAll(columns(connection, rows.getLong(1)));
                 List<String> problems = new ArrayList<>();
                 if (!missing.isEmpty() && evolves && privileges && !rows.getBoolean(10)) {
-                    problems.add("lacks source column(s) " + missing + ", which schema.evolution=add-columns would add, but only the table's owner may (ALTER TABLE ... ADD COLUMN):"
+                    problems.add("lacks source column(s) " + missing
+                            + ", which schema.evolution=add-columns would add, but only the table's owner may (ALTER "
+                            + "TABLE ... ADD COLUMN):"
                             + " ALTER TABLE " + target + " OWNER TO " + user + ", or add the columns yourself");
                 }
                 else if (!missing.isEmpty() && evolves) {
@@ -292,7 +304,8 @@ public final class TargetCheck
                 }
                 if (!lacking.isEmpty()) {
                     problems.add("lacks the privilege(s) " + String.join(", ", lacking) + " (the sink needs SELECT, INSERT and DELETE on the table and USAGE on its schema"
-                            + (initialLoadPending ? "; the initial load, which runs first, empties the table with TRUNCATE" : "") + ")" + grant(": " + grants(target, lacking)));
+                            + (initialLoadPending ? "; the initial load, which runs first, empties the table with "
+                            + "TRUNCATE" : "") + ")" + grant(": " + grants(target, lacking)));
                 }
                 if (!problems.isEmpty()) {
                     add(TABLES, Status.FAIL, name + " " + String.join(", ", problems));
@@ -310,12 +323,16 @@ public final class TargetCheck
         }
     }
 
-    /** {@code table} will be created: the user needs CREATE on its schema, or on the database when the schema is to be created too. */
+    /**
+     * {@code table} will be created: the user needs CREATE on its schema, or on the database when the schema is to be
+     * created too.
+     */
     private void checkCreatable(Connection connection, TableId table, String what)
             throws SQLException
     {
         try (PreparedStatement statement = connection.prepareStatement("""
-                SELECT (SELECT has_schema_privilege(n.oid, 'CREATE') FROM pg_catalog.pg_namespace n WHERE n.nspname = ?),
+                SELECT (SELECT has_schema_privilege(n.oid, 'CREATE') FROM pg_catalog.pg_namespace n
+                        WHERE n.nspname = ?),
                        has_database_privilege(current_database(), 'CREATE'), current_database()""")) {
             statement.setString(1, table.schema());
             try (ResultSet rows = statement.executeQuery()) {
@@ -327,14 +344,17 @@ public final class TargetCheck
                     add(TABLES, Status.OK, what);
                 }
                 else if (schemaExists) {
-                    add(TABLES, Status.FAIL, what + ", but the user may not create tables in schema " + table.schema() + ": GRANT CREATE ON SCHEMA " + schema + " TO " + user);
+                    add(TABLES, Status.FAIL, what + ", but the user may not create tables in schema " + table.schema()
+                            + ": GRANT CREATE ON SCHEMA " + schema + " TO " + user);
                 }
                 else if (rows.getBoolean(2)) {
                     add(TABLES, Status.OK, what + ", in schema " + table.schema() + ", which will be created too");
                 }
                 else {
-                    add(TABLES, Status.FAIL, what + ", but its schema " + table.schema() + " does not exist and the user may not create it: CREATE SCHEMA " + schema
-                            + " AUTHORIZATION " + user + ", or GRANT CREATE ON DATABASE " + SqlIdentifiers.quote(rows.getString(3)) + " TO " + user);
+                    add(TABLES, Status.FAIL, what + ", but its schema " + table.schema()
+                            + " does not exist and the user may not create it: CREATE SCHEMA " + schema
+                            + " AUTHORIZATION " + user + ", or GRANT CREATE ON DATABASE "
+                            + SqlIdentifiers.quote(rows.getString(3)) + " TO " + user);
                 }
             }
         }
@@ -357,7 +377,8 @@ public final class TargetCheck
         try (PreparedStatement statement = connection.prepareStatement("""
                 SELECT (SELECT has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE') FROM pg_catalog.pg_class c
                         JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ?),
-                       (SELECT has_schema_privilege(n.oid, 'CREATE') FROM pg_catalog.pg_namespace n WHERE n.nspname = ?)""")) {
+                       (SELECT has_schema_privilege(n.oid, 'CREATE') FROM pg_catalog.pg_namespace n
+                        WHERE n.nspname = ?)""")) {
             for (String name : names) {
                 statement.setString(1, sink.offsetsSchema());
                 statement.setString(2, name);
@@ -376,11 +397,13 @@ public final class TargetCheck
             }
         }
         if (!missing.isEmpty()) {
-            add(SinkConfig.OFFSETS_SCHEMA, Status.FAIL, "the sink's table(s) " + missing + " are missing and the user may not create them in schema " + sink.offsetsSchema()
+            add(SinkConfig.OFFSETS_SCHEMA, Status.FAIL, "the sink's table(s) " + missing
+                    + " are missing and the user may not create them in schema " + sink.offsetsSchema()
                     + ": GRANT CREATE ON SCHEMA " + SqlIdentifiers.quote(sink.offsetsSchema()) + " TO " + user);
         }
         for (String table : refused) {
-            add(SinkConfig.OFFSETS_SCHEMA, Status.FAIL, "the sink's table " + table + " exists but the user may not read and write it: GRANT SELECT, INSERT, UPDATE, DELETE ON "
+            add(SinkConfig.OFFSETS_SCHEMA, Status.FAIL, "the sink's table " + table
+                    + " exists but the user may not read and write it: GRANT SELECT, INSERT, UPDATE, DELETE ON "
                     + table + " TO " + user);
         }
     }
@@ -391,7 +414,10 @@ public final class TargetCheck
         return privileges ? text : "";
     }
 
-    /** The GRANT statements that give {@code lacking} (table privileges, and {@code USAGE on schema s}) on {@code table}. */
+    /**
+     * The GRANT statements that give {@code lacking} (table privileges, and {@code USAGE on schema s}) on {@code
+     * table}.
+     */
     private String grants(TableId table, List<String> lacking)
     {
         List<String> onTable = new ArrayList<>();

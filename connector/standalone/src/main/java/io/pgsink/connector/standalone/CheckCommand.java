@@ -13,7 +13,8 @@ import java.util.concurrent.Callable;
 @Command(name = "check",
         mixinStandardHelpOptions = true,
         versionProvider = PgsinkCommand.Version.class,
-        description = "Verify connectivity, permissions, wal_level, replication slot and publication, primary keys and target tables before streaming.")
+        description = "Verify connectivity, permissions, wal_level, replication slot and publication, primary keys "
+                + "and target tables before streaming.")
 final class CheckCommand
         implements Callable<Integer>
 {

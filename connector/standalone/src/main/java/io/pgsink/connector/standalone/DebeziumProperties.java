@@ -38,7 +38,9 @@ final class DebeziumProperties
     static final Set<String> OWNED = Set.of("offset.storage", "offset.flush.interval.ms", "offset.commit.policy", "name");
 
     private static final String DATABASE_NAME = "database.dbname";
-    /** {@code source.*} keys that name something, with what: an empty one would fail late, in Debezium or the server. */
+    /**
+     * {@code source.*} keys that name something, with what: an empty one would fail late, in Debezium or the server.
+     */
     private static final Map<String, String> NAMES = Map.of(
             "slot.name", "the replication slot",
             "publication.name", "the publication",
@@ -92,7 +94,8 @@ final class DebeziumProperties
         NAMES.forEach((key, what) -> {
             String value = source.get(key);
             if (value != null && value.isBlank()) {
-                problems.add(ConfigProblem.invalid(StandaloneConfig.SOURCE_PREFIX + key, value, false, "must not be empty: it names " + what
+                problems.add(ConfigProblem.invalid(StandaloneConfig.SOURCE_PREFIX + key, value, false,
+                        "must not be empty: it names " + what
                         + (key.equals(DATABASE_NAME) ? "" : "; remove the key for pgsink's default (from sink.name)")));
             }
         });

@@ -76,11 +76,16 @@ final class EngineFailures
             if (cause instanceof SQLException sql && FOREIGN_KEY_VIOLATION.equals(sql.getSQLState())) {
                 Matcher constraint = CONSTRAINT.matcher(String.valueOf(sql.getMessage()));
                 String name = constraint.find() ? "\"" + constraint.group(1) + "\"" : "<constraint>";
-                return new SinkException(failure.errorCode(), failure.getMessage() + ". What to do: a flush applies one table after another, so a row may arrive before the row"
-                        + " it references when both changed in one source transaction. Either set " + SinkConfig.TARGET_SESSION_REPLICATION_ROLE + "=replica (the sink's"
-                        + " connections then skip foreign key checks; it needs a superuser, or on PostgreSQL 15+ GRANT SET ON PARAMETER session_replication_role), or make"
-                        + " the constraint DEFERRABLE INITIALLY DEFERRED (ALTER TABLE <table> ALTER CONSTRAINT " + name + " DEFERRABLE INITIALLY DEFERRED): one flush is"
-                        + " one transaction, so the target checks it at commit, when every table of the flush is applied", failure);
+                return new SinkException(failure.errorCode(), failure.getMessage()
+                        + ". What to do: a flush applies one table after another, so a row may arrive before the row"
+                        + " it references when both changed in one source transaction. Either set "
+                        + SinkConfig.TARGET_SESSION_REPLICATION_ROLE + "=replica (the sink's"
+                        + " connections then skip foreign key checks; it needs a superuser, or on PostgreSQL 15+ "
+                        + "GRANT SET ON PARAMETER session_replication_role), or make"
+                        + " the constraint DEFERRABLE INITIALLY DEFERRED (ALTER TABLE <table> ALTER CONSTRAINT "
+                        + name + " DEFERRABLE INITIALLY DEFERRED): one flush is"
+                        + " one transaction, so the target checks it at commit, when every table of the flush is "
+                        + "applied", failure);
             }
         }
         return failure;

@@ -84,9 +84,11 @@ final class MetadataColumnConflicts
             }
             ConfigKey<String> key = ChangeMetadata.key(column.kind());
             String named = tables.subList(0, Math.min(TABLES_NAMED, tables.size())).toString();
-            problems.add(ConfigProblem.invalid(key.name(), column.name(), false, "captured source table" + (tables.size() == 1 ? " " : "s ") + named
+            problems.add(ConfigProblem.invalid(key.name(), column.name(), false, "captured source table"
+                    + (tables.size() == 1 ? " " : "s ") + named
                     + (tables.size() > TABLES_NAMED ? " and " + (tables.size() - TABLES_NAMED) + " more" : "")
-                    + " already " + (tables.size() == 1 ? "has" : "have") + " a column " + column.name() + " that the sink writes; name a column no captured table has"
+                    + " already " + (tables.size() == 1 ? "has" : "have") + " a column " + column.name()
+                    + " that the sink writes; name a column no captured table has"
                     + " (or rename the source column with " + SinkConfig.COLUMN_RENAME + ")"));
         }
         return problems;
@@ -103,19 +105,23 @@ final class MetadataColumnConflicts
                 String table = rows.getString(2);
                 if (config.capturedTables().captures(schema, table)) {
                     TableId id = TableId.of(schema, table);
-                    written.computeIfAbsent(id, ignored -> new ArrayList<>()).addAll(writtenColumns(config, id, List.of(rows.getString(3))));
+                    written.computeIfAbsent(id, ignored -> new ArrayList<>()).addAll(writtenColumns(config, id,
+                            List.of(rows.getString(3))));
                 }
             }
         }
         return written;
     }
 
-    /** The target names of the columns of {@code table} the sink writes ({@code column.*}, the capture's column lists). */
+    /**
+     * The target names of the columns of {@code table} the sink writes ({@code column.*}, the capture's column lists).
+     */
     static List<String> writtenColumns(StandaloneConfig config, TableId table, List<String> columns)
     {
         ColumnSelection selection = config.sink().columnSelection();
         return columns.stream()
-                .filter(column -> config.capturedTables().capturesColumn(table.schema(), table.table(), column) && selection.writes(table, column))
+                .filter(column -> config.capturedTables().capturesColumn(table.schema(), table.table(), column)
+                        && selection.writes(table, column))
                 .map(column -> selection.targetName(table, column))
                 .toList();
     }

@@ -99,7 +99,8 @@ public final class PgsinkCommand
                 // a broken build: say so below rather than fail --version
             }
             String filtered = properties.getProperty("version", "");
-            return filtered.isEmpty() || filtered.startsWith("${") ? "(version unknown: built without Maven)" : filtered;
+            boolean unfiltered = filtered.isEmpty() || filtered.startsWith("${");
+            return unfiltered ? "(version unknown: built without Maven)" : filtered;
         }
     }
 }

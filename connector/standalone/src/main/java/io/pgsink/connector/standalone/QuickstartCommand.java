@@ -10,7 +10,8 @@ import java.util.concurrent.Callable;
 @Command(name = "quickstart",
         mixinStandardHelpOptions = true,
         versionProvider = PgsinkCommand.Version.class,
-        description = "Bring up a source and a target PostgreSQL, stream a live workload through pgsink, and check that the target equals the source (PASS/FAIL).")
+        description = "Bring up a source and a target PostgreSQL, stream a live workload through pgsink, and check "
+                + "that the target equals the source (PASS/FAIL).")
 final class QuickstartCommand
         implements Callable<Integer>
 {

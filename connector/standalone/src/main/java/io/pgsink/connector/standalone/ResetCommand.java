@@ -30,7 +30,8 @@ import java.util.concurrent.Callable;
 @Command(name = "reset",
         mixinStandardHelpOptions = true,
         versionProvider = PgsinkCommand.Version.class,
-        description = "Forget the positions stored for sink.name and drop its replication slot, so that the next run snapshots the source again.")
+        description = "Forget the positions stored for sink.name and drop its replication slot, so that the next run "
+                + "snapshots the source again.")
 final class ResetCommand
         implements Callable<Integer>
 {

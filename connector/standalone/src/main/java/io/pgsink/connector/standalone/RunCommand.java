@@ -97,7 +97,8 @@ final class RunCommand
     private static Optional<SignalHandler> handle(Signal signal, Runnable stop)
     {
         try {
-            return Optional.of(Signal.handle(signal, received -> new Thread(stop, "pgsink-SIG" + signal.getName()).start()));
+            SignalHandler handler = received -> new Thread(stop, "pgsink-SIG" + signal.getName()).start();
+            return Optional.of(Signal.handle(signal, handler));
         }
         catch (IllegalArgumentException e) {
             return Optional.empty();

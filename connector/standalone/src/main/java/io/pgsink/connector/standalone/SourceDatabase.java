@@ -87,9 +87,11 @@ final class SourceDatabase
     {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         try (Connection connection = connect("pgsink slot cleanup", false);
-                PreparedStatement active = connection.prepareStatement("SELECT active FROM pg_catalog.pg_replication_slots WHERE slot_name = ?");
+                PreparedStatement active = connection.prepareStatement("SELECT active FROM "
+                        + "pg_catalog.pg_replication_slots WHERE slot_name = ?");
                 PreparedStatement drop = connection.prepareStatement(
-                        "SELECT pg_catalog.pg_drop_replication_slot(slot_name) FROM pg_catalog.pg_replication_slots WHERE slot_name = ? AND NOT active")) {
+                        "SELECT pg_catalog.pg_drop_replication_slot(slot_name) FROM pg_catalog.pg_replication_slots "
+                                + "WHERE slot_name = ? AND NOT active")) {
             active.setString(1, slotName());
             drop.setString(1, slotName());
             while (true) {

@@ -146,7 +146,8 @@ public final class StandaloneConfig
     {
         List<ConfigProblem> problems = new ArrayList<>();
         Map<String, String> properties = withEnvironment(read(file), environment, problems);
-        return ConfigProblem.valueOrThrow(validate(properties, problems), problems, "Invalid pgsink configuration", message -> new SinkException(ErrorCode.CONFIG, message));
+        return ConfigProblem.valueOrThrow(validate(properties, problems), problems, "Invalid pgsink configuration",
+                message -> new SinkException(ErrorCode.CONFIG, message));
     }
 
     static Map<String, String> read(Path file)
@@ -186,7 +187,8 @@ public final class StandaloneConfig
      * {@code properties} with the {@code PGSINK_*} variables of {@code environment} applied; a
      * variable in one of pgsink's namespaces that names no key is added to {@code problems}.
      */
-    public static Map<String, String> withEnvironment(Map<String, String> properties, Map<String, String> environment, List<ConfigProblem> problems)
+    public static Map<String, String> withEnvironment(Map<String, String> properties, Map<String, String> environment,
+            List<ConfigProblem> problems)
     {
         Map<String, String> byVariable = new TreeMap<>();
         for (ConfigKey<?> key : declaredKeys()) {
@@ -204,17 +206,21 @@ public final class StandaloneConfig
             }
             String key = byVariable.get(variable);
             if (key == null) {
-                String candidate = variable.substring(ENVIRONMENT_PREFIX.length()).toLowerCase(Locale.ROOT).replace('_', '.');
+                String candidate = variable.substring(ENVIRONMENT_PREFIX.length()).toLowerCase(Locale.ROOT)
+                        .replace('_', '.');
                 if (PASS_THROUGH_NAMESPACES.stream().anyMatch(candidate::startsWith)) {
                     key = candidate;
                 }
                 else if (ENVIRONMENT_NAMESPACES.stream().anyMatch(candidate::startsWith)) {
-                    problems.add(ConfigProblem.unknown(candidate, "environment variable " + variable + " names no pgsink key (each key K is set by PGSINK_ and K upper-cased"
-                            + " with . and - as _, e.g. " + variableName(SinkConfig.FLUSH_MAX_EVENTS) + "); remove it or correct its name"));
+                    problems.add(ConfigProblem.unknown(candidate, "environment variable " + variable
+                            + " names no pgsink key (each key K is set by PGSINK_ and K upper-cased"
+                            + " with . and - as _, e.g. " + variableName(SinkConfig.FLUSH_MAX_EVENTS)
+                            + "); remove it or correct its name"));
                     continue;
                 }
                 else {
-                    log.warn("environment variable {} is not pgsink configuration (no pgsink key starts with {}): ignored", variable,
+                    log.warn("environment variable {} is not pgsink configuration (no pgsink key starts with {}): "
+                            + "ignored", variable,
                             candidate.contains(".") ? candidate.substring(0, candidate.indexOf('.') + 1) : candidate);
                     continue;
                 }
@@ -272,7 +278,8 @@ public final class StandaloneConfig
         List<ConfigProblem> found = new ArrayList<>();
         String givenName = sinkProperties.get(SinkConfig.SINK_NAME);
         if (givenName != null && givenName.isBlank()) {
-            // the Kafka Connect sink reads an empty sink.name as its connector's name; here it would name the slot, the publication and the stored positions
+            // the Kafka Connect sink reads an empty sink.name as its connector's name; here it would name the slot,
+            // the publication and the stored positions
             found.add(ConfigProblem.invalid(SinkConfig.SINK_NAME, givenName, false, "must not be empty"));
             sinkProperties.remove(SinkConfig.SINK_NAME);
         }

@@ -320,8 +320,10 @@ public final class StandaloneService
         if (sql.isPresent()) {
             // the server's words and SQLState, not the driver's exception text; for a refused login,
             // privilege or database (SQLState 42501, class 28, 3D000), what to do
-            return SqlFailures.translate(sql.get(), ErrorCode.CONFIG, context, SqlFailures.remedy(sql.get(), "source.database.user or " + SinkConfig.TARGET_USER,
-                    "source.database.password or " + SinkConfig.TARGET_PASSWORD, "source.database.dbname or " + SinkConfig.TARGET_URL).map(remedy -> ". What to do: " + remedy).orElse(""));
+            return SqlFailures.translate(sql.get(), ErrorCode.CONFIG, context, SqlFailures.remedy(sql.get(),
+                    "source.database.user or " + SinkConfig.TARGET_USER,
+                    "source.database.password or " + SinkConfig.TARGET_PASSWORD, "source.database.dbname or "
+                            + SinkConfig.TARGET_URL).map(remedy -> ". What to do: " + remedy).orElse(""));
         }
         return new SinkException(ErrorCode.CONFIG, context + ": " + error, error);
     }
@@ -339,7 +341,8 @@ public final class StandaloneService
         SourceDatabase source = new SourceDatabase(config.debezium());
         try {
             if (source.dropSlotWhenIdle(SLOT_RELEASE_TIMEOUT_MILLIS)) {
-                return new SinkException(failure.errorCode(), failure.getMessage() + " (replication slot " + source.slotName() + ", which this run created before"
+                return new SinkException(failure.errorCode(), failure.getMessage() + " (replication slot "
+                        + source.slotName() + ", which this run created before"
                         + " streaming began, was dropped)", failure);
             }
         }
@@ -350,7 +353,8 @@ public final class StandaloneService
             Thread.currentThread().interrupt();
         }
         if (log.isWarnEnabled()) {
-            log.warn("{} - replication slot {} was created by this run, which failed before streaming, and could not be dropped: drop it (pgsink reset) unless pgsink runs"
+            log.warn("{} - replication slot {} was created by this run, which failed before streaming, and could not "
+                    + "be dropped: drop it (pgsink reset) unless pgsink runs"
                     + " again soon, since it keeps the source's WAL", name, source.slotName());
         }
         return failure;

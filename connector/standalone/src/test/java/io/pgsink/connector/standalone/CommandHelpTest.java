@@ -51,7 +51,8 @@ class CommandHelpTest
             TestingCommand outcome = TestingCommand.run(invocation.toArray(String[]::new));
             assertThat(outcome.exitCode()).as(String.join(" ", invocation)).isZero();
             // the build's project version (version.properties from classes, the manifest in the jar)
-            assertThat(outcome.out()).as(String.join(" ", invocation)).matches("pgsink \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?\\R");
+            assertThat(outcome.out()).as(String.join(" ", invocation)).matches("pgsink "
+                    + "\\d+\\.\\d+\\.\\d+(-SNAPSHOT)?\\R");
         }
     }
 

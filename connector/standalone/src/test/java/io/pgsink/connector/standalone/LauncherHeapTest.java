@@ -30,7 +30,8 @@ class LauncherHeapTest
         List<String> command = new ArrayList<>(List.of("bash", root.resolve("pgsink").toString()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).directory(root.toFile()).redirectErrorStream(true);
-        builder.environment().keySet().removeIf(name -> name.startsWith(StandaloneConfig.ENVIRONMENT_PREFIX) || name.equals("JAVA_OPTS"));
+        builder.environment().keySet()
+                .removeIf(name -> name.startsWith(StandaloneConfig.ENVIRONMENT_PREFIX) || name.equals("JAVA_OPTS"));
         builder.environment().put("JAVA", root.resolve("java").toString());
         builder.environment().putAll(environment);
         Process process = builder.start();
@@ -51,22 +52,31 @@ class LauncherHeapTest
         Files.createFile(jar);
         Path java = Files.writeString(root.resolve("java"), "#!/bin/sh\necho \"$@\"\n");
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path big = Files.writeString(root.resolve("big.properties"), "target.url=jdbc:postgresql://dw/x\n  buffer.max.bytes = 268435456\n");
-        Path small = Files.writeString(root.resolve("small.properties"), "target.url=jdbc:postgresql://dw/x\nbuffer.max.bytes=16777216\n");
+        Path big = Files.writeString(root.resolve("big.properties"), "target.url=jdbc:postgresql://dw/x\n  "
+                + "buffer.max.bytes = 268435456\n");
+        Path small = Files.writeString(root.resolve("small.properties"),
+                "target.url=jdbc:postgresql://dw/x\nbuffer.max.bytes=16777216\n");
         Path unset = Files.writeString(root.resolve("unset.properties"), "target.url=jdbc:postgresql://dw/x\n");
 
         String runJar = " -jar " + jar + " run";
         // 4 x 256 MiB + 256 MiB
-        assertThat(javaArguments(root, Map.of(), "run", "--config", big.toString())).isEqualTo("-Xmx1280m" + runJar + " --config " + big);
-        assertThat(javaArguments(root, Map.of(), "run", "-c", big.toString())).isEqualTo("-Xmx1280m" + runJar + " -c " + big);
+        assertThat(javaArguments(root, Map.of(), "run", "--config", big.toString())).isEqualTo("-Xmx1280m" + runJar
+                + " --config " + big);
+        assertThat(javaArguments(root, Map.of(), "run", "-c", big.toString())).isEqualTo("-Xmx1280m" + runJar + " -c "
+                + big);
         // the default 64 MiB buffer, and a small one, get the 512 MiB floor
-        assertThat(javaArguments(root, Map.of(), "run", "--config=" + unset)).isEqualTo("-Xmx512m" + runJar + " --config=" + unset);
+        assertThat(javaArguments(root, Map.of(), "run", "--config=" + unset)).isEqualTo("-Xmx512m" + runJar
+                + " --config=" + unset);
         assertThat(javaArguments(root, Map.of(), "run", "--config", small.toString())).startsWith("-Xmx512m ");
         // the environment overrides the file, as for the service itself
-        assertThat(javaArguments(root, Map.of("PGSINK_BUFFER_MAX_BYTES", "1073741824"), "run", "--config", big.toString())).startsWith("-Xmx4352m ");
+        assertThat(javaArguments(root, Map.of("PGSINK_BUFFER_MAX_BYTES", "1073741824"), "run", "--config",
+                big.toString())).startsWith("-Xmx4352m ");
         // a heap of the user's is left alone; other commands get the JVM's default
-        assertThat(javaArguments(root, Map.of("JAVA_OPTS", "-Xmx2g"), "run", "--config", big.toString())).isEqualTo("-Xmx2g" + runJar + " --config " + big);
-        assertThat(javaArguments(root, Map.of("JAVA_OPTS", "-XX:MaxRAMPercentage=50"), "run", "--config", big.toString())).doesNotContain("-Xmx");
-        assertThat(javaArguments(root, Map.of(), "check", "--config", big.toString())).isEqualTo("-jar " + jar + " check --config " + big);
+        assertThat(javaArguments(root, Map.of("JAVA_OPTS", "-Xmx2g"), "run", "--config",
+                big.toString())).isEqualTo("-Xmx2g" + runJar + " --config " + big);
+        assertThat(javaArguments(root, Map.of("JAVA_OPTS", "-XX:MaxRAMPercentage=50"), "run", "--config",
+                big.toString())).doesNotContain("-Xmx");
+        assertThat(javaArguments(root, Map.of(), "check", "--config", big.toString())).isEqualTo("-jar " + jar
+                + " check --config " + big);
     }
 }

@@ -169,7 +169,8 @@ class ReplicationRoleIT
     void foreignKeyFailureNamesBothRemedies(@TempDir Path directory)
             throws Exception
     {
-        source.execute("BEGIN; INSERT INTO public.b_parent VALUES (1, 'one'); INSERT INTO public.a_child VALUES (1, 1); COMMIT");
+        source.execute("BEGIN; INSERT INTO public.b_parent VALUES (1, 'one'); INSERT INTO public.a_child VALUES (1, "
+                + "1); COMMIT");
         Map<String, String> properties = new TreeMap<>(properties("origin"));
         // Debezium streams the rows (no initial load): both arrive in one flush
         properties.put("source.snapshot.mode", "no_data");
@@ -177,7 +178,8 @@ class ReplicationRoleIT
         Thread writer = new Thread(() -> {
             try {
                 RunningService.await("the slot", CATCH_UP, () -> assertThat(source.replicationSlots()).isNotEmpty());
-                source.execute("BEGIN; INSERT INTO public.b_parent VALUES (2, 'two'); INSERT INTO public.a_child VALUES (2, 2); COMMIT");
+                source.execute("BEGIN; INSERT INTO public.b_parent VALUES (2, 'two'); INSERT INTO public.a_child "
+                        + "VALUES (2, 2); COMMIT");
             }
             catch (Exception e) {
                 throw new IllegalStateException(e);

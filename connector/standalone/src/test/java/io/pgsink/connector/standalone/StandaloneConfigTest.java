@@ -301,7 +301,9 @@ class StandaloneConfigTest
     void everyDeclaredKeyCanBeSetFromTheEnvironment()
     {
         List<ConfigKey<?>> keys = StandaloneConfig.declaredKeys();
-        assertThat(ConfigKey.names(keys)).containsAll(ConfigKey.names(SinkKeys.ALL)).containsAll(ConfigKey.names(StandaloneConfig.KEYS));
+        assertThat(ConfigKey.names(keys))
+                .containsAll(ConfigKey.names(SinkKeys.ALL))
+                .containsAll(ConfigKey.names(StandaloneConfig.KEYS));
         for (ConfigKey<?> key : keys) {
             String variable = StandaloneConfig.variableName(key.name());
             String value = "value-of-" + key.name();
@@ -327,7 +329,8 @@ class StandaloneConfigTest
         environment.put("PGSINK_INITIAL_LOAD_PARALLELISM", "3");
         StandaloneConfig config = StandaloneConfig.load(file, environment);
         assertThat(config.sink().changeMetadata().deleteMode()).isEqualTo(DeleteMode.SOFT);
-        assertThat(config.sink().changeMetadata().columns()).extracting(ChangeMetadata.Column::name).containsExactly("op", "lsn", "deleted");
+        assertThat(config.sink().changeMetadata().columns()).extracting(ChangeMetadata.Column::name)
+                .containsExactly("op", "lsn", "deleted");
         assertThat(config.sink().changeMetadata().isHistory(TableId.of("public", "orders"))).isTrue();
         assertThat(config.sink().targetJdbcProperties()).containsEntry("sslmode", "require");
         assertThat(config.loadSettings().parallelism()).isEqualTo(3);
@@ -353,20 +356,26 @@ class StandaloneConfigTest
                 .isInstanceOfSatisfying(SinkException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.CONFIG))
                 .hasMessage("""
                         Invalid pgsink configuration (2 problems):
-                          Unknown configuration delete.modes: environment variable PGSINK_DELETE_MODES names no pgsink key (each key K is set by PGSINK_ \
-                        and K upper-cased with . and - as _, e.g. PGSINK_FLUSH_MAX_EVENTS); remove it or correct its name
-                          Unknown configuration flush.max.event: environment variable PGSINK_FLUSH_MAX_EVENT names no pgsink key (each key K is set by \
-                        PGSINK_ and K upper-cased with . and - as _, e.g. PGSINK_FLUSH_MAX_EVENTS); remove it or correct its name""");
-        assertThat(StandaloneConfig.ENVIRONMENT_NAMESPACES).contains("delete.", "metadata.", "table.", "history.", "source.", "target.jdbc.").doesNotContain("test.");
+                          Unknown configuration delete.modes: environment variable PGSINK_DELETE_MODES names no \
+                        pgsink key (each key K is set by PGSINK_ and K upper-cased with . and - as _, e.g. \
+                        PGSINK_FLUSH_MAX_EVENTS); remove it or correct its name
+                          Unknown configuration flush.max.event: environment variable PGSINK_FLUSH_MAX_EVENT names no \
+                        pgsink key (each key K is set by PGSINK_ and K upper-cased with . and - as _, e.g. \
+                        PGSINK_FLUSH_MAX_EVENTS); remove it or correct its name""");
+        assertThat(StandaloneConfig.ENVIRONMENT_NAMESPACES).contains("delete.", "metadata.", "table.", "history.",
+                "source.", "target.jdbc.").doesNotContain("test.");
     }
 
-    /** Every key that names a table, schema, slot, publication or the sink refuses an empty value, each named at once. */
+    /**
+     * Every key that names a table, schema, slot, publication or the sink refuses an empty value, each named at once.
+     */
     @Test
     void emptyNamesAreRefused()
     {
         Map<String, String> properties = minimal();
-        for (String key : List.of("sink.name", "offsets.schema", "offsets.table", "errors.deadletter.table", "target.table.name.format",
-                "source.slot.name", "source.publication.name", "source.topic.prefix", "source.database.dbname")) {
+        for (String key : List.of("sink.name", "offsets.schema", "offsets.table", "errors.deadletter.table",
+                "target.table.name.format", "source.slot.name", "source.publication.name", "source.topic.prefix",
+                "source.database.dbname")) {
             properties.put(key, "");
         }
         assertThat(StandaloneConfig.problems(properties)).extracting(ConfigProblem::message).containsExactlyInAnyOrder(
@@ -375,10 +384,14 @@ class StandaloneConfigTest
                 "Invalid value '' for configuration offsets.table: must not be empty",
                 "Invalid value '' for configuration errors.deadletter.table: must not be empty",
                 "Invalid value '' for configuration target.table.name.format: the table part is empty",
-                "Invalid value '' for configuration source.slot.name: must not be empty: it names the replication slot; remove the key for pgsink's default (from sink.name)",
-                "Invalid value '' for configuration source.publication.name: must not be empty: it names the publication; remove the key for pgsink's default (from sink.name)",
-                "Invalid value '' for configuration source.topic.prefix: must not be empty: it names the source's logical server (Debezium's topic prefix, part of "
+                "Invalid value '' for configuration source.slot.name: must not be empty: it names the replication "
+                        + "slot; remove the key for pgsink's default (from sink.name)",
+                "Invalid value '' for configuration source.publication.name: must not be empty: it names the "
+                        + "publication; remove the key for pgsink's default (from sink.name)",
+                "Invalid value '' for configuration source.topic.prefix: must not be empty: it names the source's "
+                        + "logical server (Debezium's topic prefix, part of "
                         + "every stored position); remove the key for pgsink's default (from sink.name)",
-                "Invalid value '' for configuration source.database.dbname: must not be empty: it names the source database");
+                "Invalid value '' for configuration source.database.dbname: must not be empty: it names the source "
+                        + "database");
     }
 }

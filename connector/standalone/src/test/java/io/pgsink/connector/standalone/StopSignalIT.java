@@ -60,12 +60,15 @@ class StopSignalIT
                 int id = ++row;
                 source.execute("INSERT INTO public.items VALUES (" + id + ", 'before SIG" + signal + "')");
                 ServiceProcess.awaitProgress(process, log, "row " + id + " in the target", PROGRESS_TIMEOUT,
-                        () -> assertThat(target.query("SELECT count(*) FROM public.items WHERE id = " + id)).containsExactly(List.of("1")));
-                Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+                        () -> assertThat(target.query("SELECT count(*) FROM public.items WHERE id = "
+                                + id)).containsExactly(List.of("1")));
+                Process kill = new ProcessBuilder("kill", "-"
+                        + signal, Long.toString(process.pid())).inheritIO().start();
                 assertThat(kill.waitFor(30, TimeUnit.SECONDS)).as("kill -" + signal + " returned").isTrue();
                 assertThat(kill.exitValue()).as("kill -" + signal).isZero();
                 assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("pgsink stopped after SIG" + signal).isTrue();
-                assertThat(process.exitValue()).as("exit code after SIG" + signal + "; log:\n" + ServiceProcess.tail(log)).isZero();
+                assertThat(process.exitValue()).as("exit code after SIG" + signal + "; log:\n"
+                        + ServiceProcess.tail(log)).isZero();
                 assertThat(Files.readString(log)).as("log after SIG" + signal).doesNotContain("[ERROR]");
             }
             finally {

@@ -171,14 +171,17 @@ public final class InitialLoad
                 ColumnProjection projection = settings.sink().columnSelection().project(source.schema());
                 TargetTable targetTable;
                 try {
-                    targetTable = LoadTargets.prepare(target, dialect, targetId, projection.target(), settings.sink().evolvesSchema(), settings.sink().changeMetadata());
+                    targetTable = LoadTargets.prepare(target, dialect, targetId, projection.target(),
+                            settings.sink().evolvesSchema(), settings.sink().changeMetadata());
                 }
                 catch (SQLException e) {
                     if (!SqlFailures.isAccessFailure(e)) {
                         throw e;
                     }
-                    throw targetAccessFailure(e, "Cannot prepare target table " + targetId + " for " + source.schema().table(), settings.sink().evolvesSchema()
-                            ? " (schema.evolution=add-columns creates a missing table, which needs CREATE on its schema, and adds missing columns, which needs the table's ownership)"
+                    throw targetAccessFailure(e, "Cannot prepare target table " + targetId + " for "
+                            + source.schema().table(), settings.sink().evolvesSchema()
+                            ? " (schema.evolution=add-columns creates a missing table, which needs CREATE on its "
+                                    + "schema, and adds missing columns, which needs the table's ownership)"
                             : "");
                 }
                 LoadFormat format = settings.format().forTable(source.builtInTypes(), sameServers);
@@ -203,7 +206,8 @@ public final class InitialLoad
                 if (!SqlFailures.isAccessFailure(e)) {
                     throw e;
                 }
-                throw targetAccessFailure(e, "Cannot empty the target tables " + targets + " for the initial load", " (the initial load empties each table with TRUNCATE first)");
+                throw targetAccessFailure(e, "Cannot empty the target tables " + targets
+                        + " for the initial load", " (the initial load empties each table with TRUNCATE first)");
             }
             target.commit();
             long binary = toLoad.stream().filter(plan -> plan.format() == LoadFormat.BINARY).count();
@@ -222,7 +226,8 @@ public final class InitialLoad
      */
     private static SinkException targetAccessFailure(SQLException e, String context, String hint)
     {
-        String remedy = SqlFailures.remedy(e, SinkConfig.TARGET_USER, SinkConfig.TARGET_PASSWORD, SinkConfig.TARGET_URL).orElseThrow();
+        String remedy = SqlFailures.remedy(e, SinkConfig.TARGET_USER, SinkConfig.TARGET_PASSWORD,
+                SinkConfig.TARGET_URL).orElseThrow();
         return SqlFailures.translate(e, ErrorCode.CONFIG, context, ". What to do: " + remedy + hint);
     }
 
