@@ -151,6 +151,12 @@ public final class ChangeMetadata
         return ConfigProblem.combination("change metadata", shown, reason);
     }
 
+    /** The key that names the metadata column of {@code kind} ({@code metadata.operation.column}, ...). */
+    public static ConfigKey<String> key(Kind kind)
+    {
+        return COLUMN_KEYS.get(requireNonNull(kind, "kind is null"));
+    }
+
     /** The configured metadata columns, in a fixed order: operation, source timestamp, source position, applied timestamp, deleted flag, deleted timestamp. */
     public List<Column> columns()
     {

@@ -68,13 +68,15 @@ public final class SinkKeys
     public static final ConfigKey<NulCharacterHandling> COPY_NUL_CHARACTER = ConfigKey.optional(SinkConfig.COPY_NUL_CHARACTER, ConfigType.choice(NulCharacterHandling.class), NulCharacterHandling.FAIL,
             "A NUL character (U+0000) cannot be stored in PostgreSQL text: fail names table, key and column; strip removes it.");
     public static final ConfigKey<String> OFFSETS_SCHEMA = ConfigKey.optional(SinkConfig.OFFSETS_SCHEMA, ConfigType.STRING, "public",
-            "Schema of the offsets table in the target.");
+            "Schema of the offsets table in the target.").withValidator(ConfigValidator.notBlank());
     public static final ConfigKey<String> OFFSETS_TABLE = ConfigKey.optional(SinkConfig.OFFSETS_TABLE, ConfigType.STRING, "pgsink_offsets",
-            "Name of the offsets table in the target; created when missing.");
+            "Name of the offsets table in the target; created when missing.").withValidator(ConfigValidator.notBlank());
     public static final ConfigKey<ErrorsTolerance> ERRORS_TOLERANCE = ConfigKey.optional(SinkConfig.ERRORS_TOLERANCE, ConfigType.choice(ErrorsTolerance.class), ErrorsTolerance.NONE,
             "What a row the target refuses (value too long, constraint violated, value that cannot be encoded) does: none stops the sink with an error naming table, key, column, position and reason, and applies nothing of the batch; all isolates the row, applies the rest of the batch and sends the row to the dead-letter table (Kafka Connect: the errant-record reporter).");
     public static final ConfigKey<String> ERRORS_DEAD_LETTER_TABLE = ConfigKey.optional(SinkConfig.ERRORS_DEAD_LETTER_TABLE, ConfigType.STRING, "pgsink_dead_letters",
-            "Dead-letter table (in offsets.schema) for rows skipped under errors.tolerance=all; created when missing. Holds the rows' values, so grant access to it accordingly.");
+            "Dead-letter table (in offsets.schema) for rows skipped under errors.tolerance=all; created when missing. "
+                    + "Holds the rows' values, so grant access to it accordingly.")
+            .withValidator(ConfigValidator.notBlank());
     public static final ConfigKey<Long> RETRY_BACKOFF_MAX_MS = ConfigKey.optional(SinkConfig.RETRY_BACKOFF_MAX_MS, ConfigType.LONG, 30_000L,
             "Longest wait between attempts when the target is unreachable; attempts start 500 ms apart and double.").withValidator(ConfigValidator.atLeast(1));
 

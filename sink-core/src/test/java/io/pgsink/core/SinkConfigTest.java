@@ -196,6 +196,28 @@ class SinkConfigTest
                 "Invalid value '0' for configuration flush.max.events: must be at least 1");
     }
 
+    /**
+     * The keys that name a table refuse an empty value (an empty offsets.table failed in SQL).
+     * sink.name may be empty here: the Kafka Connect sink reads it as the connector's name; the
+     * standalone service refuses it.
+     */
+    @Test
+    void emptyNamesAreProblems()
+    {
+        Map<String, String> properties = new LinkedHashMap<>();
+        properties.put("target.url", "jdbc:postgresql://h/d");
+        for (String key : List.of("offsets.schema", "offsets.table", "errors.deadletter.table")) {
+            properties.put(key, "");
+        }
+        assertThat(SinkConfig.problems(properties)).extracting(ConfigProblem::message).containsExactly(
+                "Invalid value '' for configuration offsets.schema: must not be empty",
+                "Invalid value '' for configuration offsets.table: must not be empty",
+                "Invalid value '' for configuration errors.deadletter.table: must not be empty");
+        // empty stays "none" for the metadata columns, as documented
+        assertThat(SinkConfig.problems(Map.of("target.url", "jdbc:postgresql://h/d", "metadata.operation.column",
+                ""))).isEmpty();
+    }
+
     @Test
     void crossFieldCopyFormatProblemsNameAllKeys()
     {

@@ -1,6 +1,7 @@
 package io.pgsink.merge;
 
 import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.SqlIdentifiers;
 import io.pgsink.core.SessionReplicationRole;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.TableId;
@@ -75,7 +76,8 @@ public final class TargetCheck
                    has_table_privilege(c.oid, 'INSERT'), has_table_privilege(c.oid, 'DELETE'),
                    has_table_privilege(c.oid, 'SELECT'), has_table_privilege(c.oid, 'TRUNCATE'),
                    has_schema_privilege(n.oid, 'USAGE'), has_table_privilege(c.oid, 'UPDATE'),
-                   current_setting('server_version_num')::int >= 150000
+                   current_setting('server_version_num')::int >= 150000,
+                   pg_catalog.pg_has_role(c.relowner, 'USAGE')
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p')""";
@@ -90,7 +92,15 @@ public final class TargetCheck
     private final SinkConfig sink;
     private final String noPositionsYet;
     private final boolean initialLoad;
+    private final List<String> stateTables;
+    /**
+     * Whether creating tables, adding columns and the adapter's state tables are checked too, and the GRANT that fixes
+     * a finding is named.
+     */
+    private final boolean privileges;
     private final List<Finding> findings = new ArrayList<>();
+    /** The user the sink connects as, named in the GRANT statements findings suggest. */
+    private String user = "<the sink's user>";
     // whether the adapter starts with an initial load, which empties every target table with TRUNCATE first
     private boolean initialLoadPending;
 
@@ -102,9 +112,32 @@ public final class TargetCheck
      */
     public TargetCheck(SinkConfig sink, String noPositionsYet, boolean initialLoad)
     {
+        this(sink, noPositionsYet, initialLoad, List.of(), false);
+    }
+
+    /**
+     * A check of every privilege the sink will use, each failing finding naming the GRANT (or
+     * ALTER) that fixes it: besides what the other constructor's check covers, CREATE on the schema
+     * (or the database) of each table the sink will create, ownership of each table it will add
+     * columns to, and the sink's tables in {@code offsets.schema}.
+     *
+     * @param stateTables the adapter's tables in {@code offsets.schema} besides the offsets and
+     *         dead-letter tables, which it creates when missing (the standalone service's source
+     *         table readings and initial-load progress)
+     */
+    public TargetCheck(SinkConfig sink, String noPositionsYet, boolean initialLoad, List<String> stateTables)
+    {
+        this(sink, noPositionsYet, initialLoad, stateTables, true);
+    }
+
+    private TargetCheck(SinkConfig sink, String noPositionsYet, boolean initialLoad, List<String> stateTables,
+            boolean privileges)
+    {
+        this.privileges = privileges;
         this.sink = requireNonNull(sink, "sink is null");
         this.noPositionsYet = requireNonNull(noPositionsYet, "noPositionsYet is null");
         this.initialLoad = initialLoad;
+        this.stateTables = List.copyOf(stateTables);
     }
 
     /** Connects and checks; a target that cannot be reached or refuses the login is one {@link Status#FAIL} on the key to fix. */
@@ -115,6 +148,7 @@ public final class TargetCheck
         try (Connection connection = TargetConnector.fromConfig(sink, SessionReplicationRole.ORIGIN).connect()) {
             try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery("SELECT current_user, version()")) {
                 rows.next();
+                user = SqlIdentifiers.quote(rows.getString(1));
                 add(SinkConfig.TARGET_URL, Status.OK, "connected as " + rows.getString(1) + " to " + rows.getString(2));
             }
             Optional<String> roleProblem = SessionReplicationRoles.problem(connection, sink.sessionReplicationRole());
@@ -135,6 +169,9 @@ public final class TargetCheck
                 }
             }
             checkOffsetsTable(connection);
+            if (privileges) {
+                checkStateTables(connection);
+            }
             for (Table table : tables) {
                 checkTargetTable(connection, table);
             }
@@ -170,7 +207,9 @@ public final class TargetCheck
             try (ResultSet rows = statement.executeQuery()) {
                 if (rows.next()) {
                     if (!rows.getBoolean(2)) {
-                        add(OFFSETS, Status.FAIL, "offsets table " + offsets + " exists but the user may not SELECT, INSERT and UPDATE it");
+                        add(OFFSETS, Status.FAIL, "offsets table " + offsets
+                                + " exists but the user may not SELECT, INSERT and UPDATE it"
+                                + grant(": GRANT SELECT, INSERT, UPDATE, DELETE ON " + offsets + " TO " + user));
                         return;
                     }
                     try (PreparedStatement positions = connection.prepareStatement("SELECT count(*) FROM " + offsets + " WHERE sink_name = ?")) {
@@ -193,7 +232,11 @@ public final class TargetCheck
             statement.setString(1, sink.offsetsSchema());
             try (ResultSet rows = statement.executeQuery()) {
                 rows.next();
-                add(OFFSETS, rows.getBoolean(1) ? Status.OK : Status.FAIL, "offsets table " + offsets + (rows.getBoolean(1) ? " will be created" : " is missing and the user may not create it in schema " + sink.offsetsSchema()));
+                add(OFFSETS, rows.getBoolean(1) ? Status.OK : Status.FAIL, "offsets table " + offsets
+                        + (rows.getBoolean(1) ? " will be created"
+                        : " is missing and the user may not create it in schema " + sink.offsetsSchema()
+                                + grant(": GRANT CREATE ON SCHEMA " + SqlIdentifiers.quote(sink.offsetsSchema())
+                                + " TO " + user)));
             }
         }
         catch (SQLException e) {
@@ -212,8 +255,13 @@ public final class TargetCheck
             try (ResultSet rows = statement.executeQuery()) {
                 boolean evolves = sink.evolvesSchema();
                 if (!rows.next()) {
-                    if (evolves) {
+                    if (evolves && !privileges) {
                         add(TABLES, Status.OK, name + " does not exist yet and will be created from the source table (schema.evolution=add-columns)");
+                    }
+                    else if (evolves) {
+                        checkCreatable(connection, target, name
+                                + " does not exist yet and will be created from the source table "
+                                + "(schema.evolution=add-columns)");
                     }
                     else {
                         add(TABLES, Status.FAIL, name + " does not exist: create it with the source table's columns and primary key, or set schema.evolution=add-columns");
@@ -223,7 +271,13 @@ public final class TargetCheck
                 Set<String> missing = new LinkedHashSet<>(table.sourceColumns());
                 missing.removeAll(columns(connection, rows.getLong(1)));
                 List<String> problems = new ArrayList<>();
-                if (!missing.isEmpty() && evolves) {
+                if (!missing.isEmpty() && evolves && privileges && !rows.getBoolean(10)) {
+                    problems.add("lacks source column(s) " + missing
+                            + ", which schema.evolution=add-columns would add, but only the table's owner may (ALTER "
+                            + "TABLE ... ADD COLUMN):"
+                            + " ALTER TABLE " + target + " OWNER TO " + user + ", or add the columns yourself");
+                }
+                else if (!missing.isEmpty() && evolves) {
                     add(TABLES, Status.OK, name + " lacks source column(s) " + missing + ", which will be added (schema.evolution=add-columns)");
                 }
                 else if (!missing.isEmpty()) {
@@ -250,7 +304,8 @@ public final class TargetCheck
                 }
                 if (!lacking.isEmpty()) {
                     problems.add("lacks the privilege(s) " + String.join(", ", lacking) + " (the sink needs SELECT, INSERT and DELETE on the table and USAGE on its schema"
-                            + (initialLoadPending ? "; the initial load, which runs first, empties the table with TRUNCATE" : "") + ")");
+                            + (initialLoadPending ? "; the initial load, which runs first, empties the table with "
+                            + "TRUNCATE" : "") + ")" + grant(": " + grants(target, lacking)));
                 }
                 if (!problems.isEmpty()) {
                     add(TABLES, Status.FAIL, name + " " + String.join(", ", problems));
@@ -266,6 +321,119 @@ public final class TargetCheck
                 }
             }
         }
+    }
+
+    /**
+     * {@code table} will be created: the user needs CREATE on its schema, or on the database when the schema is to be
+     * created too.
+     */
+    private void checkCreatable(Connection connection, TableId table, String what)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement("""
+                SELECT (SELECT has_schema_privilege(n.oid, 'CREATE') FROM pg_catalog.pg_namespace n
+                        WHERE n.nspname = ?),
+                       has_database_privilege(current_database(), 'CREATE'), current_database()""")) {
+            statement.setString(1, table.schema());
+            try (ResultSet rows = statement.executeQuery()) {
+                rows.next();
+                boolean mayCreateTable = rows.getBoolean(1);
+                boolean schemaExists = !rows.wasNull();
+                String schema = SqlIdentifiers.quote(table.schema());
+                if (schemaExists && mayCreateTable) {
+                    add(TABLES, Status.OK, what);
+                }
+                else if (schemaExists) {
+                    add(TABLES, Status.FAIL, what + ", but the user may not create tables in schema " + table.schema()
+                            + ": GRANT CREATE ON SCHEMA " + schema + " TO " + user);
+                }
+                else if (rows.getBoolean(2)) {
+                    add(TABLES, Status.OK, what + ", in schema " + table.schema() + ", which will be created too");
+                }
+                else {
+                    add(TABLES, Status.FAIL, what + ", but its schema " + table.schema()
+                            + " does not exist and the user may not create it: CREATE SCHEMA " + schema
+                            + " AUTHORIZATION " + user + ", or GRANT CREATE ON DATABASE "
+                            + SqlIdentifiers.quote(rows.getString(3)) + " TO " + user);
+                }
+            }
+        }
+    }
+
+    /**
+     * The sink's other tables in {@code offsets.schema}: the dead-letter table (errors.tolerance=all)
+     * and the adapter's; each missing one needs CREATE on the schema, each existing one the
+     * privileges to read and write it.
+     */
+    private void checkStateTables(Connection connection)
+            throws SQLException
+    {
+        List<String> names = new ArrayList<>(stateTables);
+        if (sink.toleratesRejectedRows()) {
+            names.add(sink.deadLetterTable());
+        }
+        List<String> missing = new ArrayList<>();
+        List<String> refused = new ArrayList<>();
+        try (PreparedStatement statement = connection.prepareStatement("""
+                SELECT (SELECT has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE') FROM pg_catalog.pg_class c
+                        JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ?),
+                       (SELECT has_schema_privilege(n.oid, 'CREATE') FROM pg_catalog.pg_namespace n
+                        WHERE n.nspname = ?)""")) {
+            for (String name : names) {
+                statement.setString(1, sink.offsetsSchema());
+                statement.setString(2, name);
+                statement.setString(3, sink.offsetsSchema());
+                try (ResultSet rows = statement.executeQuery()) {
+                    rows.next();
+                    boolean privileged = rows.getBoolean(1);
+                    boolean exists = !rows.wasNull();
+                    if (!exists && !rows.getBoolean(2)) {
+                        missing.add(TableId.of(sink.offsetsSchema(), name).toString());
+                    }
+                    else if (exists && !privileged) {
+                        refused.add(TableId.of(sink.offsetsSchema(), name).toString());
+                    }
+                }
+            }
+        }
+        if (!missing.isEmpty()) {
+            add(SinkConfig.OFFSETS_SCHEMA, Status.FAIL, "the sink's table(s) " + missing
+                    + " are missing and the user may not create them in schema " + sink.offsetsSchema()
+                    + ": GRANT CREATE ON SCHEMA " + SqlIdentifiers.quote(sink.offsetsSchema()) + " TO " + user);
+        }
+        for (String table : refused) {
+            add(SinkConfig.OFFSETS_SCHEMA, Status.FAIL, "the sink's table " + table
+                    + " exists but the user may not read and write it: GRANT SELECT, INSERT, UPDATE, DELETE ON "
+                    + table + " TO " + user);
+        }
+    }
+
+    /** {@code text} (a GRANT statement, after a colon) when findings name their GRANT, else nothing. */
+    private String grant(String text)
+    {
+        return privileges ? text : "";
+    }
+
+    /**
+     * The GRANT statements that give {@code lacking} (table privileges, and {@code USAGE on schema s}) on {@code
+     * table}.
+     */
+    private String grants(TableId table, List<String> lacking)
+    {
+        List<String> onTable = new ArrayList<>();
+        List<String> statements = new ArrayList<>();
+        for (String privilege : lacking) {
+            if (privilege.startsWith("USAGE")) {
+                statements.add("GRANT USAGE ON SCHEMA " + SqlIdentifiers.quote(table.schema()) + " TO " + user);
+            }
+            else {
+                onTable.add(privilege);
+            }
+        }
+        if (!onTable.isEmpty()) {
+            statements.add("GRANT " + String.join(", ", onTable) + " ON " + table + " TO " + user);
+        }
+        return String.join("; ", statements);
     }
 
     /** The columns of the relation {@code oid} of {@code connection}'s database, in order (dropped ones left out). */

@@ -10,7 +10,11 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code pgsink check --config FILE}: prints one line per check and exits 1 when any failed. */
-@Command(name = "check", description = "Verify connectivity, permissions, wal_level, replication slot and publication, primary keys and target tables before streaming.")
+@Command(name = "check",
+        mixinStandardHelpOptions = true,
+        versionProvider = PgsinkCommand.Version.class,
+        description = "Verify connectivity, permissions, wal_level, replication slot and publication, primary keys "
+                + "and target tables before streaming.")
 final class CheckCommand
         implements Callable<Integer>
 {
@@ -24,6 +28,8 @@ final class CheckCommand
     public Integer call()
     {
         StandaloneConfig parsed = StandaloneConfig.load(config, System.getenv());
+        // a configuration problem the source's catalog reveals: exit code 2, as for the file's
+        MetadataColumnConflicts.check(parsed);
         List<Checker.Result> results = new Checker(parsed).run();
         PrintWriter out = spec.commandLine().getOut();
         for (Checker.Result result : results) {

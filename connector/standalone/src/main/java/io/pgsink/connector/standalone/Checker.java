@@ -2,10 +2,13 @@ package io.pgsink.connector.standalone;
 
 import io.debezium.connector.postgresql.PostgresConnectorConfig.AutoCreateMode;
 import io.pgsink.connector.standalone.load.SourceCatalog;
+import io.pgsink.copy.SqlIdentifiers;
 import io.pgsink.core.ColumnSelection;
 import io.pgsink.core.ConfigProblem;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.TableId;
+import io.pgsink.merge.LoadProgressStore;
+import io.pgsink.merge.SourceTableStore;
 import io.pgsink.merge.TargetCheck;
 import org.intellij.lang.annotations.Language;
 
@@ -200,7 +203,63 @@ final class Checker
             case DISABLED -> add(Status.FAIL, subject, "publication " + publication + " does not exist and source.publication.autocreate.mode=disabled");
             case ALL_TABLES -> add(superuser ? Status.OK : Status.FAIL, subject, "publication " + publication + " will be created FOR ALL TABLES"
                     + (superuser ? "" : ", which needs a superuser: create it yourself or set source.publication.autocreate.mode=filtered"));
-            case FILTERED, NO_TABLES -> add(Status.OK, subject, "publication " + publication + " will be created for the captured tables (" + mode.getValue() + ")");
+            case FILTERED, NO_TABLES -> checkPublicationCreatable(connection, subject, publication, mode, superuser);
+        }
+    }
+
+    /**
+     * CREATE PUBLICATION needs CREATE on the database; FOR TABLE (filtered) also ownership of each
+     * table. Without them Debezium fails at run, after the check said nothing.
+     */
+    private void checkPublicationCreatable(Connection connection, String subject, String publication,
+            AutoCreateMode mode, boolean superuser)
+            throws SQLException
+    {
+        String what = "publication " + publication + " will be created for the captured tables ("
+                + mode.getValue() + ")";
+        if (superuser) {
+            add(Status.OK, subject, what);
+            return;
+        }
+        List<String> problems = new ArrayList<>();
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT has_database_privilege(current_database(), 'CREATE'), "
+                        + "current_database(), current_user")) {
+            rows.next();
+            if (!rows.getBoolean(1)) {
+                problems.add("the user may not create publications: GRANT CREATE ON DATABASE "
+                        + SqlIdentifiers.quote(rows.getString(2)) + " TO " + SqlIdentifiers.quote(rows.getString(3)));
+            }
+        }
+        if (mode == AutoCreateMode.FILTERED) {
+            List<String> notOwned = new ArrayList<>();
+            try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery("""
+                    SELECT n.nspname, c.relname, pg_catalog.pg_get_userbyid(c.relowner)
+                    FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                    WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
+                      AND NOT pg_catalog.pg_has_role(c.relowner, 'USAGE')
+                      AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
+                    ORDER BY 1, 2""")) {
+                while (rows.next()) {
+                    if (config.capturedTables().captures(rows.getString(1), rows.getString(2))) {
+                        notOwned.add(TableId.of(rows.getString(1), rows.getString(2))
+                                + " (owner " + rows.getString(3) + ")");
+                    }
+                }
+            }
+            if (!notOwned.isEmpty()) {
+                problems.add("only a table's owner may add it to a publication, and the user does not own " + notOwned
+                        + ": create the publication as their owner (CREATE PUBLICATION " + publication
+                        + " FOR TABLE ...) and set source.publication.autocreate.mode=disabled, or grant the owner "
+                        + "role to the user");
+            }
+        }
+        if (problems.isEmpty()) {
+            add(Status.OK, subject, what);
+        }
+        else {
+            add(Status.FAIL, subject, "publication " + publication + " does not exist and cannot be created: "
+                    + String.join("; ", problems));
         }
     }
 
@@ -217,7 +276,8 @@ final class Checker
                     continue;
                 }
                 TableId id = TableId.of(schema, table);
-                captured.put(id, writtenColumns(id, TargetCheck.columns(connection, rows.getLong(3))));
+                captured.put(id, MetadataColumnConflicts.writtenColumns(config, id, TargetCheck.columns(connection,
+                        rows.getLong(3))));
                 String replicaIdentity = rows.getString(4);
                 boolean primaryKey = rows.getBoolean(5);
                 if (!rows.getBoolean(6)) {
@@ -247,16 +307,6 @@ final class Checker
         return captured;
     }
 
-    /** The target names of the columns of {@code table} the sink writes ({@code column.*}). */
-    private List<String> writtenColumns(TableId table, List<String> columns)
-    {
-        ColumnSelection selection = config.sink().columnSelection();
-        return columns.stream()
-                .filter(column -> config.capturedTables().capturesColumn(table.schema(), table.table(), column) && selection.writes(table, column))
-                .map(column -> selection.targetName(table, column))
-                .toList();
-    }
-
     private void checkColumnSelection(Connection connection, String subject)
             throws SQLException
     {
@@ -279,7 +329,12 @@ final class Checker
         String subject = "target " + sink.targetUrl();
         List<TargetCheck.Table> tables = new ArrayList<>();
         captured.forEach((source, columns) -> tables.add(new TargetCheck.Table(sink.tableNameFormat().targetOf(source), Optional.of(source), columns)));
-        TargetCheck check = new TargetCheck(sink, ", so the service starts with its initial load (source.snapshot.mode)", config.copyLoad());
+        // the service's own tables beside the offsets table: the source tables' readings, the initial load's progress
+        List<String> stateTables = config.copyLoad()
+                ? List.of(SourceTableStore.TABLE, LoadProgressStore.TABLE)
+                : List.of(SourceTableStore.TABLE);
+        TargetCheck check = new TargetCheck(sink, ", so the service starts with its initial load "
+                + "(source.snapshot.mode)", config.copyLoad(), stateTables);
         for (TargetCheck.Finding finding : check.run(tables)) {
             Status status = switch (finding.status()) {
                 case OK -> Status.OK;

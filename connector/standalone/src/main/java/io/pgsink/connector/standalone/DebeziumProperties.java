@@ -37,6 +37,16 @@ final class DebeziumProperties
     /** Debezium settings the service owns: offsets live in the target, written with the data. */
     static final Set<String> OWNED = Set.of("offset.storage", "offset.flush.interval.ms", "offset.commit.policy", "name");
 
+    private static final String DATABASE_NAME = "database.dbname";
+    /**
+     * {@code source.*} keys that name something, with what: an empty one would fail late, in Debezium or the server.
+     */
+    private static final Map<String, String> NAMES = Map.of(
+            "slot.name", "the replication slot",
+            "publication.name", "the publication",
+            "topic.prefix", "the source's logical server (Debezium's topic prefix, part of every stored position)",
+            DATABASE_NAME, "the source database");
+
     /** {@code source.*} keys Debezium (or the JDBC driver, or transformations) read that its field list does not name. */
     private static final List<String> PASS_THROUGH_PREFIXES = List.of(
             "database.", "driver.", "transforms", "predicates", "converters", "pgsinktext.", "signal.", "notification.", "snapshot.", "heartbeat.", "errors.",
@@ -81,6 +91,14 @@ final class DebeziumProperties
                         "pgsink owns it (offsets are stored in the target's offsets table, in the transaction that applies the data, and the engine is named after sink.name); remove it"));
             }
         }
+        NAMES.forEach((key, what) -> {
+            String value = source.get(key);
+            if (value != null && value.isBlank()) {
+                problems.add(ConfigProblem.invalid(StandaloneConfig.SOURCE_PREFIX + key, value, false,
+                        "must not be empty: it names " + what
+                        + (key.equals(DATABASE_NAME) ? "" : "; remove the key for pgsink's default (from sink.name)")));
+            }
+        });
         String identifier = StandaloneConfig.identifier(sinkName);
         debezium.put("name", sinkName);
         debezium.put("topic.prefix", identifier);
@@ -119,8 +137,8 @@ final class DebeziumProperties
 
     /**
      * What Debezium's own validation says of {@code debezium}, and {@code source.*} keys no one
-     * knows. A regular-expression list that has a problem in {@code found} already
-     * ({@link CapturedTables}) is not reported again in Debezium's words.
+     * knows. A key that has a problem in {@code found} already (a regular-expression list,
+     * {@link CapturedTables}; an empty name) is not reported again in Debezium's words.
      */
     static List<ConfigProblem> problems(Map<String, String> source, Map<String, String> debezium, List<ConfigProblem> found)
     {
@@ -132,7 +150,8 @@ final class DebeziumProperties
         Configuration configuration = Configuration.from(debezium);
         configuration.validate(PostgresConnectorConfig.ALL_FIELDS, (field, value, problem) -> {
             String key = StandaloneConfig.SOURCE_PREFIX + field.name();
-            if (CapturedTables.REGEX_LIST_KEYS.contains(field.name()) && reported.contains(key)) {
+            if (reported.contains(key)) {
+                // one problem per key: pgsink's words (a regular-expression list, an empty name) say it already
                 return;
             }
             if (value == null) {

@@ -6,8 +6,11 @@ import io.pgsink.core.SinkException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.util.Optional;
+import java.util.Properties;
 
 /**
  * {@code pgsink}: the standalone service's command line.
@@ -77,14 +80,34 @@ public final class PgsinkCommand
         throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: run, check, reset or quickstart");
     }
 
+    /** The project version: the jar manifest's, else the one the build wrote into version.properties. */
     static final class Version
             implements CommandLine.IVersionProvider
     {
         @Override
         public String[] getVersion()
         {
+            return new String[] {"pgsink " + version()};
+        }
+
+        static String version()
+        {
             String version = PgsinkCommand.class.getPackage().getImplementationVersion();
-            return new String[] {"pgsink " + (version == null ? "(development build)" : version)};
+            if (version != null) {
+                return version;
+            }
+            Properties properties = new Properties();
+            try (InputStream resource = PgsinkCommand.class.getResourceAsStream("version.properties")) {
+                if (resource != null) {
+                    properties.load(resource);
+                }
+            }
+            catch (IOException e) {
+                // a broken build: say so below rather than fail --version
+            }
+            String filtered = properties.getProperty("version", "");
+            boolean unfiltered = filtered.isEmpty() || filtered.startsWith("${");
+            return unfiltered ? "(version unknown: built without Maven)" : filtered;
         }
     }
 }

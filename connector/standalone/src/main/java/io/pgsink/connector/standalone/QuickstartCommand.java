@@ -7,7 +7,11 @@ import picocli.CommandLine.Option;
 import java.util.concurrent.Callable;
 
 /** {@code pgsink quickstart}: needs no arguments; the options only tune the demo. */
-@Command(name = "quickstart", description = "Bring up a source and a target PostgreSQL, stream a live workload through pgsink, and check that the target equals the source (PASS/FAIL).")
+@Command(name = "quickstart",
+        mixinStandardHelpOptions = true,
+        versionProvider = PgsinkCommand.Version.class,
+        description = "Bring up a source and a target PostgreSQL, stream a live workload through pgsink, and check "
+                + "that the target equals the source (PASS/FAIL).")
 final class QuickstartCommand
         implements Callable<Integer>
 {

@@ -27,7 +27,11 @@ import java.util.concurrent.Callable;
  * first snapshot rows) and streams from there. Refuses while the slot is in use (a service still
  * streams). Exits 0 when done, 1 when it could not finish, 2 for an invalid configuration.
  */
-@Command(name = "reset", description = "Forget the positions stored for sink.name and drop its replication slot, so that the next run snapshots the source again.")
+@Command(name = "reset",
+        mixinStandardHelpOptions = true,
+        versionProvider = PgsinkCommand.Version.class,
+        description = "Forget the positions stored for sink.name and drop its replication slot, so that the next run "
+                + "snapshots the source again.")
 final class ResetCommand
         implements Callable<Integer>
 {

@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The source database as the Debezium properties describe it: how to connect with JDBC (for
@@ -72,6 +73,43 @@ final class SourceDatabase
             statement.setString(1, slotName());
             try (ResultSet rows = statement.executeQuery()) {
                 return rows.next();
+            }
+        }
+    }
+
+    /**
+     * Drops the replication slot once no connection uses it, waiting up to {@code timeoutMillis}
+     * for the connections of a run that just failed to let go of it; returns whether it was
+     * dropped (false: it is gone already, or still in use).
+     */
+    boolean dropSlotWhenIdle(long timeoutMillis)
+            throws SQLException, InterruptedException
+    {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        try (Connection connection = connect("pgsink slot cleanup", false);
+                PreparedStatement active = connection.prepareStatement("SELECT active FROM "
+                        + "pg_catalog.pg_replication_slots WHERE slot_name = ?");
+                PreparedStatement drop = connection.prepareStatement(
+                        "SELECT pg_catalog.pg_drop_replication_slot(slot_name) FROM pg_catalog.pg_replication_slots "
+                                + "WHERE slot_name = ? AND NOT active")) {
+            active.setString(1, slotName());
+            drop.setString(1, slotName());
+            while (true) {
+                try (ResultSet rows = active.executeQuery()) {
+                    if (!rows.next()) {
+                        return false;
+                    }
+                    if (!rows.getBoolean(1)) {
+                        try (ResultSet dropped = drop.executeQuery()) {
+                            return dropped.next();
+                        }
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    return false;
+                }
+                // the server releases a slot when the backend of the closed replication connection exits
+                Thread.sleep(100);
             }
         }
     }

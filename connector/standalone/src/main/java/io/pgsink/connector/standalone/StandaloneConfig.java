@@ -47,9 +47,14 @@ import static java.util.Objects.requireNonNull;
  * An environment variable {@code PGSINK_<KEY>} overrides key {@code <key>}: the name upper-cased,
  * with {@code .} and {@code -} as {@code _} ({@code PGSINK_TARGET_PASSWORD} sets
  * {@code target.password}, {@code PGSINK_SOURCE_DATABASE_HOSTNAME} sets
- * {@code source.database.hostname}). A variable that matches no key of the file becomes the key
- * with {@code _} read as {@code .}, when that key is in one of pgsink's namespaces
- * ({@link #ENVIRONMENT_NAMESPACES}); other {@code PGSINK_*} variables are not configuration.
+ * {@code source.database.hostname}). Every declared key ({@link #declaredKeys()}) can be set so,
+ * and every key of the file. A variable that matches none of them becomes the key with {@code _}
+ * read as {@code .} under {@code source.} and {@code target.jdbc.}, whose keys pgsink passes on
+ * (Debezium's, the driver's). A variable in another of pgsink's namespaces
+ * ({@link #ENVIRONMENT_NAMESPACES}, the first words of the declared keys) that names no key is a
+ * configuration problem, as an unknown key in the file is: a misspelled variable would otherwise
+ * be a setting silently not applied. {@code PGSINK_*} variables outside every namespace (the
+ * tests' {@code PGSINK_TEST_JDBC_URL}, say) are not configuration: they are logged and ignored.
  */
 public final class StandaloneConfig
 {
@@ -57,7 +62,8 @@ public final class StandaloneConfig
 
     public static final String SOURCE_PREFIX = "source.";
     public static final String ENVIRONMENT_PREFIX = "PGSINK_";
-    public static final List<String> ENVIRONMENT_NAMESPACES = List.of("source.", "target.", "sink.", "flush.", "buffer.", "copy.", "offsets.", "tables.", "schema.", "errors.", "http.", "progress.", "retry.", "slot.", "initial.", "column.");
+    /** Keys under these are passed on (Debezium's, the JDBC driver's): a variable in them needs no declared key. */
+    static final List<String> PASS_THROUGH_NAMESPACES = List.of(SOURCE_PREFIX, SinkConfig.TARGET_JDBC_PREFIX);
 
     public static final String HTTP_PORT = "http.port";
     public static final String HTTP_HOST = "http.host";
@@ -108,6 +114,13 @@ public final class StandaloneConfig
             HttpSecurity.TLS_CERTIFICATE_FILE_KEY, HttpSecurity.TLS_KEY_FILE_KEY, HttpSecurity.AUTH_USERNAME_KEY,
             HttpSecurity.AUTH_PASSWORD_KEY, HttpSecurity.AUTH_BEARER_TOKEN_KEY);
 
+    /**
+     * The first words of every declared key, and the pass-through prefixes: where a
+     * {@code PGSINK_*} variable is configuration. Derived, so that a new namespace cannot be
+     * forgotten.
+     */
+    public static final List<String> ENVIRONMENT_NAMESPACES = namespaces();
+
     /** {@code source.snapshot.mode} values: {@code initial} (the default) is pgsink's COPY load; the others are Debezium's. */
     static final String SNAPSHOT_MODE = "snapshot.mode";
     static final String INITIAL = "initial";
@@ -135,7 +148,10 @@ public final class StandaloneConfig
      */
     public static StandaloneConfig load(Path file, Map<String, String> environment)
     {
-        return parse(withEnvironment(read(file), environment));
+        List<ConfigProblem> problems = new ArrayList<>();
+        Map<String, String> properties = withEnvironment(read(file), environment, problems);
+        return ConfigProblem.valueOrThrow(validate(properties, problems), problems, "Invalid pgsink configuration",
+                message -> new SinkException(ErrorCode.CONFIG, message));
     }
 
     static Map<String, String> read(Path file)
@@ -154,11 +170,36 @@ public final class StandaloneConfig
         return values;
     }
 
-    /** {@code properties} with the {@code PGSINK_*} variables of {@code environment} applied. */
-    public static Map<String, String> withEnvironment(Map<String, String> properties, Map<String, String> environment)
+    /** Every key pgsink declares: the sink's ({@link SinkConfig#KEYS}) and the service's own ({@link #KEYS}). */
+    public static List<ConfigKey<?>> declaredKeys()
+    {
+        List<ConfigKey<?>> keys = new ArrayList<>(SinkConfig.KEYS);
+        keys.addAll(KEYS);
+        return List.copyOf(keys);
+    }
+
+    private static List<String> namespaces()
+    {
+        Set<String> namespaces = new TreeSet<>(PASS_THROUGH_NAMESPACES);
+        for (ConfigKey<?> key : declaredKeys()) {
+            namespaces.add(key.name().substring(0, key.name().indexOf('.') + 1));
+        }
+        return List.copyOf(namespaces);
+    }
+
+    /**
+     * {@code properties} with the {@code PGSINK_*} variables of {@code environment} applied; a
+     * variable in one of pgsink's namespaces that names no key is added to {@code problems}.
+     */
+    public static Map<String, String> withEnvironment(Map<String, String> properties, Map<String, String> environment,
+            List<ConfigProblem> problems)
     {
         Map<String, String> byVariable = new TreeMap<>();
+        for (ConfigKey<?> key : declaredKeys()) {
+            byVariable.put(variableName(key.name()), key.name());
+        }
         for (String key : properties.keySet()) {
+            // the file's spelling wins: target.jdbc.ApplicationName keeps its case
             byVariable.put(variableName(key), key);
         }
         Map<String, String> result = new TreeMap<>(properties);
@@ -169,9 +210,22 @@ public final class StandaloneConfig
             }
             String key = byVariable.get(variable);
             if (key == null) {
-                key = variable.substring(ENVIRONMENT_PREFIX.length()).toLowerCase(Locale.ROOT).replace('_', '.');
-                String candidate = key;
-                if (ENVIRONMENT_NAMESPACES.stream().noneMatch(candidate::startsWith)) {
+                String candidate = variable.substring(ENVIRONMENT_PREFIX.length()).toLowerCase(Locale.ROOT)
+                        .replace('_', '.');
+                if (PASS_THROUGH_NAMESPACES.stream().anyMatch(candidate::startsWith)) {
+                    key = candidate;
+                }
+                else if (ENVIRONMENT_NAMESPACES.stream().anyMatch(candidate::startsWith)) {
+                    problems.add(ConfigProblem.unknown(candidate, "environment variable " + variable
+                            + " names no pgsink key (each key K is set by PGSINK_ and K upper-cased"
+                            + " with . and - as _, e.g. " + variableName(SinkConfig.FLUSH_MAX_EVENTS)
+                            + "); remove it or correct its name"));
+                    continue;
+                }
+                else {
+                    log.warn("environment variable {} is not pgsink configuration (no pgsink key starts with {}): "
+                            + "ignored", variable,
+                            candidate.contains(".") ? candidate.substring(0, candidate.indexOf('.') + 1) : candidate);
                     continue;
                 }
             }
@@ -226,6 +280,13 @@ public final class StandaloneConfig
         }
 
         List<ConfigProblem> found = new ArrayList<>();
+        String givenName = sinkProperties.get(SinkConfig.SINK_NAME);
+        if (givenName != null && givenName.isBlank()) {
+            // the Kafka Connect sink reads an empty sink.name as its connector's name; here it would name the slot,
+            // the publication and the stored positions
+            found.add(ConfigProblem.invalid(SinkConfig.SINK_NAME, givenName, false, "must not be empty"));
+            sinkProperties.remove(SinkConfig.SINK_NAME);
+        }
         Optional<SinkConfig> sink = SinkConfig.validate(sinkProperties, found);
         ConfigValues own = ConfigValues.read(KEYS, ownProperties);
         found.addAll(own.problems());

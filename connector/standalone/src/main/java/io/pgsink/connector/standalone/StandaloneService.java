@@ -27,6 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
@@ -61,6 +62,8 @@ public final class StandaloneService
     private static final Logger log = LoggerFactory.getLogger(StandaloneService.class);
     /** How often the source's tables are read for what change events do not say (renames, drops, partitions): a catalog query, cheap. */
     private static final long TABLE_WATCH_INTERVAL_MILLIS = 2_000;
+    /** How long a failed run waits for its connections to let go of the slot it created before dropping it. */
+    private static final long SLOT_RELEASE_TIMEOUT_MILLIS = 10_000;
 
     private final StandaloneConfig config;
     private final SinkConfig sinkConfig;
@@ -79,6 +82,10 @@ public final class StandaloneService
     private long generation;
     private final AtomicReference<InitialLoad> initialLoad = new AtomicReference<>();
     private volatile boolean stopRequested;
+    /** Whether an engine run of this service created the replication slot (it did not exist when the run checked). */
+    private boolean slotCreatedByThisService;
+    /** Whether Debezium began streaming once: from then on the slot holds a position worth keeping. */
+    private volatile boolean streamingStarted;
     private volatile boolean running;
     @Nullable
     private volatile HttpEndpoint http;
@@ -124,12 +131,7 @@ public final class StandaloneService
                 }
                 if (!EngineFailures.isRetriable(error)) {
                     state.failed(error);
-                    // the engine wraps what the consumer threw: the sink's own failure says it best
-                    Optional<SinkException> sinkFailure = EngineFailures.sinkFailure(error);
-                    if (sinkFailure.isPresent()) {
-                        throw sinkFailure.get();
-                    }
-                    throw new SinkException(ErrorCode.CONFIG, name + " - streaming from " + config.sourceDescription() + " failed: " + error, error);
+                    throw withSlotCleanup(failure(error));
                 }
                 if (engineFinishedABatch) {
                     // the failure came after a run that applied changes: its first wait is short again
@@ -198,6 +200,7 @@ public final class StandaloneService
             sink.close();
             return e;
         }
+        slotCreatedByThisService |= !slotExists;
         // creating the slot (the initial load's, or Debezium's) waits for every open transaction on the source: say which
         SlotCreationWatch slotWatch = slotExists ? null : SlotCreationWatch.start(name, new SourceDatabase(config.debezium()), config.slotCreationLogIntervalMillis());
         LoadedChanges loaded = LoadedChanges.NONE;
@@ -270,6 +273,7 @@ public final class StandaloneService
                         @Override
                         public void pollingStarted()
                         {
+                            streamingStarted = true;
                             state.set(ServiceState.State.STREAMING);
                             log.info("{} - streaming changes from {} into {}", name, config.sourceDescription(), sinkConfig.targetUrl());
                         }
@@ -301,6 +305,59 @@ public final class StandaloneService
             return slotCreationTimedOut(slotWatch);
         }
         return error.get();
+    }
+
+    /** What {@code error}, which retrying cannot fix, says to users. */
+    private SinkException failure(Throwable error)
+    {
+        // the engine wraps what the consumer threw: the sink's own failure says it best
+        Optional<SinkException> sinkFailure = EngineFailures.sinkFailure(error);
+        if (sinkFailure.isPresent()) {
+            return sinkFailure.get();
+        }
+        String context = name + " - streaming from " + config.sourceDescription() + " failed";
+        Optional<SQLException> sql = EngineFailures.sqlFailure(error);
+        if (sql.isPresent()) {
+            // the server's words and SQLState, not the driver's exception text; for a refused login,
+            // privilege or database (SQLState 42501, class 28, 3D000), what to do
+            return SqlFailures.translate(sql.get(), ErrorCode.CONFIG, context, SqlFailures.remedy(sql.get(),
+                    "source.database.user or " + SinkConfig.TARGET_USER,
+                    "source.database.password or " + SinkConfig.TARGET_PASSWORD, "source.database.dbname or "
+                            + SinkConfig.TARGET_URL).map(remedy -> ". What to do: " + remedy).orElse(""));
+        }
+        return new SinkException(ErrorCode.CONFIG, context + ": " + error, error);
+    }
+
+    /**
+     * {@code failure}, after dropping the replication slot when this service created it and the
+     * failure came before streaming began: a slot nobody reads keeps the source's WAL from being
+     * removed, and the next run creates it again (and loads the tables again).
+     */
+    private SinkException withSlotCleanup(SinkException failure)
+    {
+        if (!slotCreatedByThisService || streamingStarted) {
+            return failure;
+        }
+        SourceDatabase source = new SourceDatabase(config.debezium());
+        try {
+            if (source.dropSlotWhenIdle(SLOT_RELEASE_TIMEOUT_MILLIS)) {
+                return new SinkException(failure.errorCode(), failure.getMessage() + " (replication slot "
+                        + source.slotName() + ", which this run created before"
+                        + " streaming began, was dropped)", failure);
+            }
+        }
+        catch (SQLException e) {
+            failure.addSuppressed(SqlFailures.sanitized(e));
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (log.isWarnEnabled()) {
+            log.warn("{} - replication slot {} was created by this run, which failed before streaming, and could not "
+                    + "be dropped: drop it (pgsink reset) unless pgsink runs"
+                    + " again soon, since it keeps the source's WAL", name, source.slotName());
+        }
+        return failure;
     }
 
     /** What a change of the captured source tables between two readings of the catalog means to the target. */

@@ -249,4 +249,103 @@ class CheckCommandIT
         assertThat(noCommand.exitCode()).isEqualTo(2);
         assertThat(noCommand.err()).contains("Missing command");
     }
+
+    /**
+     * A metadata column a captured source table has already would take two values in one target
+     * column: check and run refuse it as a configuration problem (exit code 2), every colliding
+     * key at once, before run creates anything.
+     */
+    @Test
+    void metadataColumnsThatSourceTablesHaveAreConfigurationProblems(@TempDir Path directory)
+            throws Exception
+    {
+        source.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)", "CREATE TABLE public.items "
+                + "(id int PRIMARY KEY)");
+        Map<String, String> extra = new HashMap<>();
+        extra.put("metadata.operation.column", "id");
+        extra.put("metadata.source.position.column", "note");
+        extra.put("metadata.applied.timestamp.column", "applied_at");
+        extra.put("http.port", "-1");
+        Path file = configFile(directory, extra);
+        String expected = "pgsink: Invalid pgsink configuration (2 problems):\n"
+                + "  Invalid value 'id' for configuration metadata.operation.column: captured source tables "
+                + "[\"public\".\"items\", \"public\".\"orders\"] already have a column id"
+                + " that the sink writes; name a column no captured table has (or rename the source column with "
+                + "column.rename)\n"
+                + "  Invalid value 'note' for configuration metadata.source.position.column: captured source table "
+                + "[\"public\".\"orders\"] already has a column note"
+                + " that the sink writes; name a column no captured table has (or rename the source column with "
+                + "column.rename)\n";
+        for (String command : List.of("check", "run")) {
+            TestingCommand outcome = pgsink(command, "--config", file.toString());
+            assertThat(outcome.err()).as(command).isEqualTo(expected);
+            assertThat(outcome.exitCode()).as(command).isEqualTo(2);
+            assertThat(outcome.out()).as(command).isEmpty();
+        }
+        assertThat(source.replicationSlots()).as("run created no slot").isEmpty();
+        assertThat(target.query("SELECT count(*) FROM pg_catalog.pg_tables WHERE tablename = "
+                + "'pgsink_offsets'")).as("run created no offsets table").containsExactly(List.of("0"));
+
+        // renamed, the source column no longer takes the metadata column's name
+        extra.remove("metadata.source.position.column");
+        extra.put("column.rename", "public.orders.id:order_id,public.items.id:item_id");
+        TestingCommand renamed = pgsink("check", "--config", configFile(directory, extra).toString());
+        assertThat(renamed.err()).isEmpty();
+        assertThat(renamed.out()).doesNotContain("metadata.operation.column");
+    }
+
+    /**
+     * Empty names (offsets.table=, sink.name=) are configuration problems of check, not stack traces or late failures.
+     */
+    @Test
+    void emptyNamesAreConfigurationProblems(@TempDir Path directory)
+            throws Exception
+    {
+        Map<String, String> extra = new HashMap<>();
+        extra.put("offsets.table", "");
+        extra.put("sink.name", "");
+        extra.put("source.slot.name", "");
+        TestingCommand outcome = pgsink("check", "--config", configFile(directory, extra).toString());
+        assertThat(outcome.err()).isEqualTo("pgsink: Invalid pgsink configuration (3 problems):\n"
+                + "  Invalid value '' for configuration sink.name: must not be empty\n"
+                + "  Invalid value '' for configuration offsets.table: must not be empty\n"
+                + "  Invalid value '' for configuration source.slot.name: must not be empty: it names the replication "
+                + "slot; remove the key for pgsink's default (from sink.name)\n");
+        assertThat(outcome.exitCode()).isEqualTo(2);
+    }
+
+    /**
+     * A source user that may replicate but not create the filtered publication: check names what
+     * is missing (CREATE on the database, ownership of the captured tables) and how to fix it.
+     */
+    @Test
+    void namesWhatTheSourceUserLacksToCreateThePublication(@TempDir Path directory)
+            throws Exception
+    {
+        String role = TestingDatabase.randomName("pgsink_check_replicator");
+        source.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)", "CREATE ROLE " + role
+                + " LOGIN REPLICATION", "GRANT SELECT ON public.orders TO " + role);
+        try {
+            Map<String, String> extra = new HashMap<>();
+            extra.put("source.table.include.list", "public.orders");
+            extra.put("source.database.user", role);
+            TestingCommand outcome = pgsink("check", "--config", configFile(directory, extra).toString());
+            assertThat(outcome.out()).contains("[FAIL] source 127.0.0.1:" + source.port() + "/" + source.name()
+                    + ": publication " + sinkName
+                    + " does not exist and cannot be created: the user may not create publications: GRANT CREATE ON "
+                    + "DATABASE \"" + source.name() + "\" TO \"" + role + "\";"
+                    + " only a table's owner may add it to a publication, and the user does not own "
+                    + "[\"public\".\"orders\" (owner " + source.user() + ")]");
+            assertThat(outcome.exitCode()).isEqualTo(1);
+
+            source.execute("GRANT CREATE ON DATABASE " + source.name() + " TO "
+                    + role, "ALTER TABLE public.orders OWNER TO " + role);
+            TestingCommand fixed = pgsink("check", "--config", configFile(directory, extra).toString());
+            assertThat(fixed.out()).contains("[ OK ] source 127.0.0.1:" + source.port() + "/" + source.name()
+                    + ": publication " + sinkName + " will be created");
+        }
+        finally {
+            source.execute("DROP OWNED BY " + role, "DROP ROLE " + role);
+        }
+    }
 }

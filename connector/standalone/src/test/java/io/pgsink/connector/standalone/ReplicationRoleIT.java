@@ -157,4 +157,44 @@ class ReplicationRoleIT
             target.execute("REVOKE SET ON PARAMETER session_replication_role FROM " + role, "DROP OWNED BY " + role, "DROP ROLE " + role);
         }
     }
+
+    /**
+     * A parent and its child inserted in one source transaction: a flush applies the child's table
+     * first (name order), and under {@code origin} the foreign key stops the service. What
+     * {@code pgsink run} prints names the table, the constraint, the SQLState and both ways out:
+     * the replica role, or a foreign key checked at commit (one flush is one transaction).
+     */
+    @Test
+    @Timeout(180)
+    void foreignKeyFailureNamesBothRemedies(@TempDir Path directory)
+            throws Exception
+    {
+        source.execute("BEGIN; INSERT INTO public.b_parent VALUES (1, 'one'); INSERT INTO public.a_child VALUES (1, "
+                + "1); COMMIT");
+        Map<String, String> properties = new TreeMap<>(properties("origin"));
+        // Debezium streams the rows (no initial load): both arrive in one flush
+        properties.put("source.snapshot.mode", "no_data");
+        Path file = TestingCommand.configFile(directory.resolve("origin.properties"), properties);
+        Thread writer = new Thread(() -> {
+            try {
+                RunningService.await("the slot", CATCH_UP, () -> assertThat(source.replicationSlots()).isNotEmpty());
+                source.execute("BEGIN; INSERT INTO public.b_parent VALUES (2, 'two'); INSERT INTO public.a_child "
+                        + "VALUES (2, 2); COMMIT");
+            }
+            catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "fk-writer");
+        writer.start();
+        TestingCommand outcome = TestingCommand.run("run", "--config", file.toString());
+        writer.join();
+        assertThat(outcome.exitCode()).as(outcome.err()).isEqualTo(1);
+        assertThat(outcome.err())
+                .contains("\"public\".\"a_child\"")
+                .contains("a_child_parent_id_fkey")
+                .contains("[SQLState 23503]")
+                .contains("target.session.replication.role=replica")
+                .contains("DEFERRABLE INITIALLY DEFERRED")
+                .doesNotContain("\tat ");
+    }
 }

@@ -1,18 +1,25 @@
 package io.pgsink.connector.standalone;
 
+import io.pgsink.core.ChangeMetadata;
 import io.pgsink.core.ConfigKey;
 import io.pgsink.core.ConfigProblem;
+import io.pgsink.core.DeleteMode;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
+import io.pgsink.core.SinkKeys;
+import io.pgsink.core.TableId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -290,5 +297,107 @@ class StandaloneConfigTest
         assertThat(StandaloneConfig.identifier("Orders-Sink.eu")).isEqualTo("orders_sink_eu");
         assertThat(StandaloneConfig.identifier("1st")).isEqualTo("pgsink_1st");
         assertThat(StandaloneConfig.identifier("x".repeat(80))).hasSize(63);
+    }
+
+    /**
+     * Every declared key, the sink's and the service's own, is set by its {@code PGSINK_*}
+     * variable: walked from the key tables, so that a key in a new namespace cannot be left out.
+     */
+    @Test
+    void everyDeclaredKeyCanBeSetFromTheEnvironment()
+    {
+        List<ConfigKey<?>> keys = StandaloneConfig.declaredKeys();
+        assertThat(ConfigKey.names(keys))
+                .containsAll(ConfigKey.names(SinkKeys.ALL))
+                .containsAll(ConfigKey.names(StandaloneConfig.KEYS));
+        for (ConfigKey<?> key : keys) {
+            String variable = StandaloneConfig.variableName(key.name());
+            String value = "value-of-" + key.name();
+            List<ConfigProblem> problems = new ArrayList<>();
+            Map<String, String> applied = StandaloneConfig.withEnvironment(Map.of(), Map.of(variable, value), problems);
+            assertThat(problems).as(variable).isEmpty();
+            assertThat(applied).as(variable).containsExactly(Map.entry(key.name(), value));
+        }
+    }
+
+    @Test
+    void environmentReachesEveryNamespace(@TempDir Path directory)
+            throws IOException
+    {
+        Path file = TestingCommand.configFile(directory.resolve("pgsink.properties"), minimal());
+        Map<String, String> environment = new TreeMap<>();
+        environment.put("PGSINK_DELETE_MODE", "soft");
+        environment.put("PGSINK_DELETE_FLAG_COLUMN", "deleted");
+        environment.put("PGSINK_METADATA_OPERATION_COLUMN", "op");
+        environment.put("PGSINK_METADATA_SOURCE_POSITION_COLUMN", "lsn");
+        environment.put("PGSINK_TABLE_MODE", "history");
+        environment.put("PGSINK_TARGET_JDBC_SSLMODE", "require");
+        environment.put("PGSINK_INITIAL_LOAD_PARALLELISM", "3");
+        StandaloneConfig config = StandaloneConfig.load(file, environment);
+        assertThat(config.sink().changeMetadata().deleteMode()).isEqualTo(DeleteMode.SOFT);
+        assertThat(config.sink().changeMetadata().columns()).extracting(ChangeMetadata.Column::name)
+                .containsExactly("op", "lsn", "deleted");
+        assertThat(config.sink().changeMetadata().isHistory(TableId.of("public", "orders"))).isTrue();
+        assertThat(config.sink().targetJdbcProperties()).containsEntry("sslmode", "require");
+        assertThat(config.loadSettings().parallelism()).isEqualTo(3);
+    }
+
+    /**
+     * A {@code PGSINK_*} variable in a pgsink namespace that names no key is a configuration
+     * problem naming the variable (a typo would otherwise be a setting silently not applied);
+     * variables outside every namespace (the tests' and benchmarks') are not configuration.
+     */
+    @Test
+    void unknownVariableInAPgsinkNamespaceIsAProblem(@TempDir Path directory)
+            throws IOException
+    {
+        Path file = TestingCommand.configFile(directory.resolve("pgsink.properties"), minimal());
+        Map<String, String> environment = new TreeMap<>();
+        environment.put("PGSINK_DELETE_MODES", "soft");
+        environment.put("PGSINK_FLUSH_MAX_EVENT", "5");
+        environment.put("PGSINK_TEST_JDBC_URL", "jdbc:postgresql://elsewhere/x");
+        environment.put("PGSINK_JAR", "/tmp/pgsink.jar");
+        environment.put("PGSINK_TARGET_PASSWORD", "never-shown");
+        assertThatThrownBy(() -> StandaloneConfig.load(file, environment))
+                .isInstanceOfSatisfying(SinkException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.CONFIG))
+                .hasMessage("""
+                        Invalid pgsink configuration (2 problems):
+                          Unknown configuration delete.modes: environment variable PGSINK_DELETE_MODES names no \
+                        pgsink key (each key K is set by PGSINK_ and K upper-cased with . and - as _, e.g. \
+                        PGSINK_FLUSH_MAX_EVENTS); remove it or correct its name
+                          Unknown configuration flush.max.event: environment variable PGSINK_FLUSH_MAX_EVENT names no \
+                        pgsink key (each key K is set by PGSINK_ and K upper-cased with . and - as _, e.g. \
+                        PGSINK_FLUSH_MAX_EVENTS); remove it or correct its name""");
+        assertThat(StandaloneConfig.ENVIRONMENT_NAMESPACES).contains("delete.", "metadata.", "table.", "history.",
+                "source.", "target.jdbc.").doesNotContain("test.");
+    }
+
+    /**
+     * Every key that names a table, schema, slot, publication or the sink refuses an empty value, each named at once.
+     */
+    @Test
+    void emptyNamesAreRefused()
+    {
+        Map<String, String> properties = minimal();
+        for (String key : List.of("sink.name", "offsets.schema", "offsets.table", "errors.deadletter.table",
+                "target.table.name.format", "source.slot.name", "source.publication.name", "source.topic.prefix",
+                "source.database.dbname")) {
+            properties.put(key, "");
+        }
+        assertThat(StandaloneConfig.problems(properties)).extracting(ConfigProblem::message).containsExactlyInAnyOrder(
+                "Invalid value '' for configuration sink.name: must not be empty",
+                "Invalid value '' for configuration offsets.schema: must not be empty",
+                "Invalid value '' for configuration offsets.table: must not be empty",
+                "Invalid value '' for configuration errors.deadletter.table: must not be empty",
+                "Invalid value '' for configuration target.table.name.format: the table part is empty",
+                "Invalid value '' for configuration source.slot.name: must not be empty: it names the replication "
+                        + "slot; remove the key for pgsink's default (from sink.name)",
+                "Invalid value '' for configuration source.publication.name: must not be empty: it names the "
+                        + "publication; remove the key for pgsink's default (from sink.name)",
+                "Invalid value '' for configuration source.topic.prefix: must not be empty: it names the source's "
+                        + "logical server (Debezium's topic prefix, part of "
+                        + "every stored position); remove the key for pgsink's default (from sink.name)",
+                "Invalid value '' for configuration source.database.dbname: must not be empty: it names the source "
+                        + "database");
     }
 }

@@ -83,6 +83,52 @@ class TargetAccessIT
         }
     }
 
+    /**
+     * schema.evolution=add-columns and a table to create where the target user may not: check
+     * names the missing CREATE and the GRANT; run stops before streaming in the access-failure
+     * format, and leaves no replication slot behind.
+     */
+    @Test
+    @Timeout(180)
+    void tableTheUserMayNotCreateFailsCheckAndRunWithoutASlotLeft(@TempDir Path directory)
+            throws Exception
+    {
+        String role = TestingDatabase.randomName("pgsink_no_create");
+        // the sink's own tables go into a schema of the user's: only the table to create is refused
+        target.execute("DROP TABLE public.orders", "CREATE ROLE " + role
+                + " LOGIN", "REVOKE CREATE ON SCHEMA public FROM PUBLIC", "CREATE SCHEMA sink_state AUTHORIZATION "
+                + role);
+        try {
+            Path config = configFile(directory, Map.of("target.user", role, "schema.evolution", "add-columns",
+                    "offsets.schema", "sink_state"));
+            TestingCommand check = TestingCommand.run("check", "--config", config.toString());
+            assertThat(check.out())
+                    .contains("[FAIL] target " + target.jdbcUrl()
+                    + ": table \"public\".\"orders\" does not exist yet and will be created from the source table"
+                            + " (schema.evolution=add-columns), but the user may not create tables in schema public: "
+                            + "GRANT CREATE ON SCHEMA \"public\" TO \"" + role + "\"");
+            assertThat(check.exitCode()).isEqualTo(1);
+
+            TestingCommand run = TestingCommand.run("run", "--config", config.toString());
+            assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
+            assertThat(run.err())
+                    .startsWith("pgsink: ")
+                    .contains("Cannot prepare target table \"public\".\"orders\" for \"public\".\"orders\": "
+                    + "permission denied for schema public [SQLState 42501]")
+                    .contains("What to do: the user target.user names lacks a privilege: grant it")
+                    .contains("a missing table, which needs CREATE on its schema")
+                    .contains("(replication slot " + sinkName
+                    + ", which this run created before streaming began, was dropped)")
+                    .doesNotContain("\tat ")
+                    .doesNotContain("PSQLException");
+            assertThat(run.err().lines()).hasSize(1);
+            assertThat(source.replicationSlots()).as("replication slots left behind").isEmpty();
+        }
+        finally {
+            target.execute("GRANT CREATE ON SCHEMA public TO PUBLIC", "DROP OWNED BY " + role, "DROP ROLE " + role);
+        }
+    }
+
     private Path configFile(Path directory, Map<String, String> extra)
             throws IOException
     {

@@ -1,7 +1,9 @@
 package io.pgsink.connector.standalone.load;
 
+import io.pgsink.copy.SqlFailures;
 import io.pgsink.core.ColumnProjection;
 import io.pgsink.core.ErrorCode;
+import io.pgsink.core.SinkConfig;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.TableId;
 import io.pgsink.merge.Dialect;
@@ -167,7 +169,21 @@ public final class InitialLoad
                 TableId targetId = settings.routing().apply(source.schema().table());
                 // the columns the sink writes, renamed: what streaming will write
                 ColumnProjection projection = settings.sink().columnSelection().project(source.schema());
-                TargetTable targetTable = LoadTargets.prepare(target, dialect, targetId, projection.target(), settings.sink().evolvesSchema(), settings.sink().changeMetadata());
+                TargetTable targetTable;
+                try {
+                    targetTable = LoadTargets.prepare(target, dialect, targetId, projection.target(),
+                            settings.sink().evolvesSchema(), settings.sink().changeMetadata());
+                }
+                catch (SQLException e) {
+                    if (!SqlFailures.isAccessFailure(e)) {
+                        throw e;
+                    }
+                    throw targetAccessFailure(e, "Cannot prepare target table " + targetId + " for "
+                            + source.schema().table(), settings.sink().evolvesSchema()
+                            ? " (schema.evolution=add-columns creates a missing table, which needs CREATE on its "
+                                    + "schema, and adds missing columns, which needs the table's ownership)"
+                            : "");
+                }
                 LoadFormat format = settings.format().forTable(source.builtInTypes(), sameServers);
                 plans.add(LoadTable.plan(source, projection, targetTable, format, settings.chunkBytes(), tidRanges, settings.sink().appendOnlyWithoutKey()));
             }
@@ -183,7 +199,16 @@ public final class InitialLoad
                 // a load from scratch: what the source tables were before it is of no concern to its target
                 sourceTables.clear(target);
             }
-            LoadTargets.truncate(target, targets);
+            try {
+                LoadTargets.truncate(target, targets);
+            }
+            catch (SQLException e) {
+                if (!SqlFailures.isAccessFailure(e)) {
+                    throw e;
+                }
+                throw targetAccessFailure(e, "Cannot empty the target tables " + targets
+                        + " for the initial load", " (the initial load empties each table with TRUNCATE first)");
+            }
             target.commit();
             long binary = toLoad.stream().filter(plan -> plan.format() == LoadFormat.BINARY).count();
             log.info("{} - initial load of {} table(s) into {} at {} ({} already loaded), {} chunk(s), parallelism {}, {} in binary format, {} in text format (initial.load.copy.format {})", name, toLoad.size(),
@@ -193,6 +218,17 @@ public final class InitialLoad
             progressStore.completed(target);
             target.commit();
         }
+    }
+
+    /**
+     * The target refused the login, a privilege or the database for {@code context}: the service
+     * stops saying what to do, in the words {@code MergeApplier} uses for its own statements.
+     */
+    private static SinkException targetAccessFailure(SQLException e, String context, String hint)
+    {
+        String remedy = SqlFailures.remedy(e, SinkConfig.TARGET_USER, SinkConfig.TARGET_PASSWORD,
+                SinkConfig.TARGET_URL).orElseThrow();
+        return SqlFailures.translate(e, ErrorCode.CONFIG, context, ". What to do: " + remedy + hint);
     }
 
     /** The plans whose table, or a table routed to the same target table, is not completely loaded. */
