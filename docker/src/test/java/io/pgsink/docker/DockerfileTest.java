@@ -368,7 +368,8 @@ class DockerfileTest
     void theStandaloneImageRunsTheDistributionLauncher()
             throws Exception
     {
-        List<Instruction> instructions = DockerfileInstructions.read(ComposeStack.DIRECTORY.resolve("pgsink/Dockerfile"));
+        List<Instruction> instructions = DockerfileInstructions.read(ComposeStack.DIRECTORY.resolve(
+                "pgsink/Dockerfile"));
         assertThat(instructions).anyMatch(instruction -> instruction.keyword().equals("COPY")
                 && instruction.arguments().startsWith("connector/standalone/target/pgsink-*.tar.gz "));
         assertThat(instructions).filteredOn(instruction -> instruction.keyword().equals("ENTRYPOINT"))

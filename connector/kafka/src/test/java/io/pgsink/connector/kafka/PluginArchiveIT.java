@@ -37,7 +37,8 @@ class PluginArchiveIT
         }
         assertThat(names).allMatch(name -> name.startsWith(BASE));
         List<String> relative = names.stream().map(name -> name.substring(BASE.length())).toList();
-        assertThat(relative).contains("manifest.json", "etc/pgsink-sink.json", "doc/README.md", "doc/LICENSE", "doc/NOTICE",
+        assertThat(relative).contains("manifest.json", "etc/pgsink-sink.json",
+                "doc/README.md", "doc/LICENSE", "doc/NOTICE",
                 "lib/connector-kafka-" + VERSION + ".jar", "lib/sink-core-" + VERSION + ".jar");
         assertThat(relative).anyMatch(name -> name.matches("lib/postgresql-[0-9.]+\\.jar"));
         assertThat(relative).as("only the manifest at the top; jars in lib/, configurations in etc/, docs in doc/")

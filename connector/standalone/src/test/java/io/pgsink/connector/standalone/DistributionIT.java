@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
 import java.util.jar.JarFile;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -55,7 +56,7 @@ class DistributionIT
             for (TarArchiveEntry entry = tar.getNextEntry(); entry != null; entry = tar.getNextEntry()) {
                 assertThat(entry.getName()).as("every entry lies under the base directory").startsWith(BASE);
                 Path target = unpacked.resolve(entry.getName()).normalize();
-                assertThat(target.startsWith(unpacked)).as("%s stays in the directory it is unpacked to", entry.getName()).isTrue();
+                assertThat(target.startsWith(unpacked)).as("%s stays in its directory", entry.getName()).isTrue();
                 if (entry.isDirectory()) {
                     Files.createDirectories(target);
                     continue;
@@ -86,8 +87,9 @@ class DistributionIT
         assertThat(Files.readString(unpacked.resolve(BASE + "bin/pgsink"))).doesNotContain("\r");
 
         try (JarFile jar = new JarFile(unpacked.resolve(BASE + "lib/pgsink.jar").toFile())) {
-            assertThat(jar.getManifest().getMainAttributes().getValue("Main-Class")).isEqualTo(PgsinkCommand.class.getName());
-            assertThat(jar.getManifest().getMainAttributes().getValue("Implementation-Version")).isEqualTo(VERSION);
+            Attributes attributes = jar.getManifest().getMainAttributes();
+            assertThat(attributes.getValue("Main-Class")).isEqualTo(PgsinkCommand.class.getName());
+            assertThat(attributes.getValue("Implementation-Version")).isEqualTo(VERSION);
         }
     }
 
@@ -133,16 +135,19 @@ class DistributionIT
             throws Exception
     {
         Result quickstart = launch(Map.of(), "quickstart", "--duration", "5", "--rate", "50");
-        assertThat(quickstart.exitCode()).as("exit code of bin/pgsink quickstart; output:\n%s", quickstart.output()).isZero();
+        assertThat(quickstart.exitCode()).as("exit code of bin/pgsink quickstart; output:\n%s", quickstart.output())
+                .isZero();
         assertThat(quickstart.output()).containsPattern("(?m)^PASS: target equals source");
     }
 
     private static Result launch(Map<String, String> environment, String... args)
             throws Exception
     {
-        List<String> command = Stream.concat(Stream.of(unpacked.resolve(BASE + "bin/pgsink").toString()), Stream.of(args)).toList();
+        String launcher = unpacked.resolve(BASE + "bin/pgsink").toString();
+        List<String> command = Stream.concat(Stream.of(launcher), Stream.of(args)).toList();
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).directory(unpacked.toFile());
-        builder.environment().keySet().removeIf(name -> name.startsWith(StandaloneConfig.ENVIRONMENT_PREFIX) || name.equals("JAVA_OPTS"));
+        builder.environment().keySet()
+                .removeIf(name -> name.startsWith(StandaloneConfig.ENVIRONMENT_PREFIX) || name.equals("JAVA_OPTS"));
         // the JVM running this test: the runtime a user's JAVA_HOME would name
         Path java = Path.of(ProcessHandle.current().info().command().orElseThrow());
         builder.environment().put("JAVA_HOME", java.getParent().getParent().toString());
@@ -160,7 +165,8 @@ class DistributionIT
             throws IOException
     {
         try (Stream<Path> files = Files.walk(REPOSITORY.resolve(directory))) {
-            return files.filter(Files::isRegularFile).map(file -> REPOSITORY.relativize(file).toString()).collect(Collectors.toSet());
+            return files.filter(Files::isRegularFile).map(file -> REPOSITORY.relativize(file).toString())
+                    .collect(Collectors.toSet());
         }
     }
 
