@@ -4,7 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.pgsink.docker.ComposeCliTest.Result;
+import io.pgsink.docker.DockerfileInstructions.Instruction;
 import org.junit.jupiter.api.Test;
+import org.w3c.dom.Document;
+
+import javax.xml.parsers.DocumentBuilderFactory;
 
 import java.io.File;
 import java.io.IOException;
@@ -88,6 +92,20 @@ class MonitoringStackTest
                 assertThat(target.path("expr").asText()).as("query of panel %s", panel.path("title")).isNotBlank();
             }
         }
+    }
+
+    @Test
+    void theConnectWorkerRunsTheJmxExporterTheKafkaTestsCheckTheMappingWith()
+            throws Exception
+    {
+        String argument = DockerfileInstructions.read(ComposeStack.DIRECTORY.resolve("connect/Dockerfile")).stream()
+                .filter(instruction -> instruction.keyword().equals("ARG"))
+                .filter(instruction -> instruction.arguments().startsWith("JMX_EXPORTER_VERSION="))
+                .map(Instruction::arguments).findFirst().orElseThrow();
+        Document pom = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(ComposeStack.REPOSITORY.resolve("connector/kafka/pom.xml").toFile());
+        String tested = pom.getElementsByTagName("jmx-exporter.version").item(0).getTextContent().strip();
+        assertThat(argument).isEqualTo("JMX_EXPORTER_VERSION=" + tested);
     }
 
     @Test
