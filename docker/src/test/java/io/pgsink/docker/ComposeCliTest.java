@@ -21,13 +21,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class ComposeCliTest
 {
     @Test
-    void composeAcceptsTheFileWithAndWithoutTheGreenplumProfile()
+    void composeAcceptsTheFileWithoutAndWithEachProfile()
             throws Exception
     {
         Optional<List<String>> compose = composeCommand();
         assumeTrue(compose.isPresent(), "No Compose CLI here: neither `docker compose version` nor `docker-compose version` runs,"
                 + " so Compose's own validation of docker/compose.yaml is skipped (ComposeFileTest still checks the file).");
-        for (List<String> profile : List.of(List.<String>of(), List.of("--profile", "greenplum"))) {
+        for (List<String> profile : List.of(List.<String>of(), List.of("--profile", "greenplum"), List.of("--profile", "monitoring"))) {
             List<String> command = new ArrayList<>(compose.get());
             command.addAll(List.of("--file", ComposeStack.COMPOSE_FILE.toString()));
             command.addAll(profile);
@@ -58,7 +58,8 @@ class ComposeCliTest
         return Optional.empty();
     }
 
-    private static Result run(List<String> command)
+    /** Runs {@code command} in the repository root; its output and exit code, or -1 after 60 s. */
+    static Result run(List<String> command)
             throws IOException, InterruptedException
     {
         Process process = new ProcessBuilder(command).directory(ComposeStack.REPOSITORY.toFile()).redirectErrorStream(true).start();
@@ -71,5 +72,5 @@ class ComposeCliTest
         return new Result(process.exitValue(), new String(output, StandardCharsets.UTF_8));
     }
 
-    private record Result(int exitCode, String output) {}
+    record Result(int exitCode, String output) {}
 }

@@ -198,10 +198,10 @@ class ComposeFileTest
     }
 
     @Test
-    void startsWithAndWithoutTheGreenplumProfile()
+    void startsWithoutAndWithEachProfile()
     {
-        // what `docker compose up` starts, and what `--profile greenplum up` adds, each closed under depends_on
-        for (List<String> active : List.of(List.<String>of(), List.of("greenplum"))) {
+        // what `docker compose up` starts, and what `--profile greenplum` or `monitoring` adds, each closed under depends_on
+        for (List<String> active : List.of(List.<String>of(), List.of("greenplum"), List.of("monitoring"))) {
             Map<String, JsonNode> services = stack.services();
             for (Map.Entry<String, JsonNode> service : services.entrySet()) {
                 List<String> profiles = ComposeStack.profiles(service.getValue());

@@ -356,10 +356,23 @@ class DockerfileTest
     void connectorArtifactsAreTheJarAndThePluginArchive()
             throws Exception
     {
-        assertThat(connectorArtifacts()).hasSize(2).contains("connector/standalone/target/pgsink.jar")
+        assertThat(connectorArtifacts()).hasSize(3).contains("connector/standalone/target/pgsink.jar")
+                .anyMatch(artifact -> artifact.matches("connector/standalone/target/pgsink-\\d[^/]*\\.tar\\.gz"))
                 .anyMatch(artifact -> artifact.matches("connector/kafka/target/pgsink-kafka-connect-\\d[^/]*\\.zip"));
         assertThat(sentToBuild("connector/standalone/target/pgsink.jar", List.of("*", "!connector/standalone/target/pgsink.jar"))).isTrue();
         assertThat(sentToBuild("connector/standalone/target/pgsink.jar", List.of("*", "!connector/kafka/target/*.zip"))).isFalse();
         assertThat(sentToBuild("docker/config/a.properties", List.of("target"))).isTrue();
+    }
+
+    @Test
+    void theStandaloneImageRunsTheDistributionLauncher()
+            throws Exception
+    {
+        List<Instruction> instructions = DockerfileInstructions.read(ComposeStack.DIRECTORY.resolve(
+                "pgsink/Dockerfile"));
+        assertThat(instructions).anyMatch(instruction -> instruction.keyword().equals("COPY")
+                && instruction.arguments().startsWith("connector/standalone/target/pgsink-*.tar.gz "));
+        assertThat(instructions).filteredOn(instruction -> instruction.keyword().equals("ENTRYPOINT"))
+                .singleElement().extracting(Instruction::arguments).isEqualTo("[\"/opt/pgsink/bin/pgsink\"]");
     }
 }

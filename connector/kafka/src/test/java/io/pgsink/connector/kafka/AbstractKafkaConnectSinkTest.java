@@ -448,6 +448,19 @@ abstract class AbstractKafkaConnectSinkTest
             assertThat(taskMetric(connector, "source-lag-ms")).isBetween(0L, TIMEOUT.toMillis());
             assertThat(taskMetric(connector, "flush-time-max-ms")).isPositive();
             assertThat(taskAttribute(connector, "state")).isEqualTo("RUNNING");
+            // as Prometheus reads them through the JMX exporter, under the standalone service's names
+            String metrics = PrometheusExport.scrape();
+            String task = "sink=\"" + connector + "\",task=\"0\"";
+            assertThat(metrics).as("%s", PrometheusExport.CONFIG)
+                    .contains("pgsink_events_in_total{" + task + "} 12.0\n", "pgsink_buffer_bytes{" + task + "} 0.0\n",
+                            "pgsink_flush_failures_total{" + task + "} 0.0\n",
+                            "pgsink_state{sink=\"" + connector + "\",state=\"RUNNING\",task=\"0\"} 1.0\n")
+                    .containsPattern("pgsink_rows_applied_total\\{operation=\"upsert\"," + task + "} [1-9]")
+                    .containsPattern("pgsink_rows_applied_total\\{operation=\"delete\"," + task + "} [0-9]")
+                    .containsPattern("pgsink_flush_seconds_count\\{" + task + "} [1-9]")
+                    .containsPattern("pgsink_flush_seconds_max\\{" + task + "} (0\\.0*[1-9]|[1-9])")
+                    .containsPattern("pgsink_copy_bytes_total\\{" + task + "} [1-9]")
+                    .containsPattern("pgsink_source_lag_seconds\\{" + task + "} [0-9]");
         }
         assertThat(connect.kafka().consumeAll(1000, "keys-dlq").count()).as("records in the dead-letter queue").isZero();
         connect.deleteConnector("keys");

@@ -164,6 +164,26 @@ final class TestingDatabase
         return target;
     }
 
+    /**
+     * The configuration of a service streaming {@code includeList} of this database into {@code target}:
+     * a filtered publication, a sink named after {@code sinkPrefix}, 100 ms flushes, {@code /metrics} and
+     * {@code /health} on a free port of 127.0.0.1; a mutable map, for the test's own keys.
+     */
+    Map<String, String> serviceProperties(TestingDatabase target, String includeList, String sinkPrefix)
+    {
+        Map<String, String> properties = new HashMap<>(sourceProperties());
+        properties.putAll(target.targetProperties());
+        properties.put("source.table.include.list", includeList);
+        properties.put("source.publication.autocreate.mode", "filtered");
+        properties.put("sink.name", randomName(sinkPrefix));
+        properties.put("flush.interval.ms", "100");
+        properties.put("http.port", "0");
+        properties.put("http.host", "127.0.0.1");
+        // not "pgsink ...": other modules' tests count connections by that application name
+        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
+        return properties;
+    }
+
     /** Names of replication slots of this database. */
     List<String> replicationSlots()
             throws SQLException
