@@ -78,12 +78,12 @@ class DistributionIT
             throws IOException
     {
         assertThat(entries).containsKeys("bin/pgsink", "lib/pgsink.jar", "config/pgsink.properties",
-                "LICENSE", "NOTICE", "CHANGELOG.md", "README.md");
+                "LICENSE", "NOTICE", "CHANGELOG.md", "README.md", "systemd/pgsink.service");
         assertThat(entries.get("bin/pgsink")).as("mode of bin/pgsink").isEqualTo(0755);
         assertThat(entries.keySet()).as("the docs, every page of docs/").containsAll(repositoryFiles("docs"));
         assertThat(entries.keySet()).as("nothing else")
                 .allMatch(name -> name.startsWith("docs/") || name.startsWith("bin/") || name.startsWith("lib/")
-                        || name.startsWith("config/") || !name.contains("/"));
+                        || name.startsWith("config/") || name.startsWith("systemd/") || !name.contains("/"));
         assertThat(Files.readString(unpacked.resolve(BASE + "bin/pgsink"))).doesNotContain("\r");
 
         try (JarFile jar = new JarFile(unpacked.resolve(BASE + "lib/pgsink.jar").toFile())) {
@@ -108,13 +108,13 @@ class DistributionIT
         String jar = unpacked.resolve(BASE + "lib/pgsink.jar").toString();
         // JAVA names the runtime; echo shows the command line the launcher builds
         assertThat(launch(Map.of("JAVA", "echo"), "run", "--config", "x.properties").output().strip())
-                .isEqualTo("-Xmx1g -jar " + jar + " run --config x.properties");
+                .isEqualTo("-Xmx512m -jar " + jar + " run --config x.properties");
         assertThat(launch(Map.of("JAVA", "echo", "JAVA_OPTS", "-Xmx256m -Dx=y"), "--help").output().strip())
                 .isEqualTo("-Xmx256m -Dx=y -jar " + jar + " --help");
         assertThat(launch(Map.of("JAVA", "echo", "JAVA_OPTS", "-XX:MaxRAMPercentage=75"), "--help").output().strip())
                 .isEqualTo("-XX:MaxRAMPercentage=75 -jar " + jar + " --help");
         assertThat(launch(Map.of("JAVA", "echo", "JAVA_OPTS", "-Dy=z"), "--help").output().strip())
-                .isEqualTo("-Xmx1g -Dy=z -jar " + jar + " --help");
+                .isEqualTo("-Dy=z -jar " + jar + " --help");
     }
 
     @Test

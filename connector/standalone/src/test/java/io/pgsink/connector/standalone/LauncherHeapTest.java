@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The {@code pgsink} launcher at the repository root gives {@code run} a heap sized from
+ * The {@code pgsink} launcher at the repository root (through the distribution's {@code bin/pgsink})
+ * gives {@code run} a heap sized from
  * {@code buffer.max.bytes} (4 x it + 256 MiB, at least 512 MiB) unless {@code JAVA_OPTS} sets one.
  * The script runs from a copy beside a placeholder jar (so it builds nothing), with a stand-in
  * {@code java} that prints its arguments.
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LauncherHeapTest
 {
     private static final Path SCRIPT = Path.of("../../pgsink");
+    private static final Path DISTRIBUTION_SCRIPT = Path.of("src/dist/bin/pgsink");
 
     private static String javaArguments(Path root, Map<String, String> environment, String... args)
             throws IOException, InterruptedException
@@ -47,6 +49,10 @@ class LauncherHeapTest
     {
         assertThat(SCRIPT).as("the launcher at the repository root").exists();
         Files.copy(SCRIPT, root.resolve("pgsink"));
+        // the root launcher runs the distribution's, which sizes the heap: one copy of that logic
+        Path distributionScript = root.resolve("connector/standalone").resolve(DISTRIBUTION_SCRIPT);
+        Files.createDirectories(distributionScript.getParent());
+        Files.copy(DISTRIBUTION_SCRIPT, distributionScript);
         Path jar = root.resolve("connector/standalone/target/pgsink.jar");
         Files.createDirectories(jar.getParent());
         Files.createFile(jar);
