@@ -19,7 +19,7 @@ final class PartitionState
     long firstUnflushed = -1;
     /**
      * Records from this offset on are not taken: the partition was rewound to it (they come again),
-     * see {@link KeyChangeHold}; -1 takes every record.
+     * see {@link KeyChanges}; -1 takes every record.
      */
     long skipFrom = -1;
     /** Whether the task claimed the partition's writer generation (see {@code MergeApplier.claim}). */

@@ -11,6 +11,8 @@ import io.pgsink.core.Sink;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.merge.MergeApplier;
+import io.pgsink.merge.MovedRows;
+import io.pgsink.merge.TargetConnector;
 import io.pgsink.merge.WriterFencedException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -87,7 +89,7 @@ public final class PgsinkSinkTask
     /** Under errors.tolerance=all with Connect's reporter; null otherwise. */
     @Nullable
     private ErrantRecords errantRecords;
-    private KeyChangeHold holds;
+    private KeyChanges keyChanges;
     private TaskMetrics metrics;
     /** The newest source commit time of the events buffered since the last flush; 0 when unknown. */
     private long newestSourceMillis;
@@ -111,7 +113,8 @@ public final class PgsinkSinkTask
         name = config.sinkName();
         ErrantRecordReporter reporter = config.sink().toleratesRejectedRows() ? errantRecordReporter() : null;
         metrics = TaskMetrics.of(context);
-        MergeApplier.Builder applierBuilder = MergeApplier.builder(config.sink()).copyListener(metrics::copiedBytes);
+        keyChanges = new KeyChanges(name, new MovedRows(config.sink()), TargetConnector.fromConfig(config.sink()), () -> applier.dialect(), config.keyChangeWaitMillis());
+        MergeApplier.Builder applierBuilder = MergeApplier.builder(config.sink()).copyListener(metrics::copiedBytes).movedRows(keyChanges);
         if (reporter != null) {
             ErrantRecords records = new ErrantRecords(name, reporter, partition -> partitions.named(partition));
             applierBuilder.rejectedRowHandler(records::reportRejected);
@@ -123,7 +126,6 @@ public final class PgsinkSinkTask
         mapper = new SinkRecordMapper(config);
         jsonRecords = config.recordFormat() == RecordFormat.DEBEZIUM_JSON ? new DebeziumJsonRecords() : null;
         retryPolicy = new RetryPolicy(name, config.sink().retryBackoff(), context);
-        holds = new KeyChangeHold(config.keyChangeWaitMillis());
         log.info("{} - task started; rows the target refuses {}", name, !config.sink().toleratesRejectedRows() ? "stop the task (errors.tolerance=none)"
                 : reporter != null ? "go to Connect's errant-record reporter" : "go to the dead-letter table " + config.sink().deadLetterTable());
         if (reporter != null && config.sink().flushPolicy().pipelined()) {
@@ -210,7 +212,8 @@ public final class PgsinkSinkTask
                 rewind(rewind);
                 context.resume(loaded.toArray(new TopicPartition[0]));
             }
-            partitions.rewound(holds);
+            partitions.rewound(keyChanges::waitsIn);
+            resumeReleased();
             if (deferredFailure != null) {
                 SinkException failure = deferredFailure;
                 deferredFailure = null;
@@ -223,8 +226,8 @@ public final class PgsinkSinkTask
             for (SinkRecord record : records) {
                 accept(record);
             }
-            releaseExpired();
             sink.flushIfDue();
+            keyChanges.prune();
             retryPolicy.succeeded();
             metrics.state(TaskMetrics.State.RUNNING);
         }
@@ -245,7 +248,7 @@ public final class PgsinkSinkTask
             throw e;
         }
         finally {
-            metrics.buffered(sink.bufferedBytes(), holds.size());
+            metrics.buffered(sink.bufferedBytes(), keyChanges.waitingCount());
         }
         scheduleDueFlush();
     }
@@ -277,16 +280,10 @@ public final class PgsinkSinkTask
                 record = new SinkRecord(received.topic(), received.kafkaPartition(), null, null, null, null, offset);
             }
         }
-        KeyChangeHold.Held blocking = holds.heldIn(state.partition);
-        if (blocking != null && !KeyChangeHold.mayTake(blocking, record)) {
-            waitForHold(state, blocking, offset);
-            return;
-        }
         SourcePosition position = KafkaPositions.position(state.name, offset);
-        // the held delete's tombstone adds nothing to it
-        Optional<ChangeEvent> event = blocking != null && KeyChangeHold.isTombstoneOf(blocking, record) ? Optional.empty() : map(received, record, position, unreadable);
-        if (blocking != null && !KeyChangeHold.isTombstoneOf(blocking, record) && (event.isEmpty() || !KeyChangeHold.completes(blocking, event.get()))) {
-            waitForHold(state, blocking, offset);
+        Optional<ChangeEvent> event = map(received, record, position, unreadable);
+        if (event.isPresent() && KeyChanges.isMovedCreate(event.get()) && keyChanges.waits(state.partition, event.get(), position)) {
+            waitForOldRow(state, offset);
             return;
         }
 
@@ -307,7 +304,7 @@ public final class PgsinkSinkTask
             newestSourceMillis = event.get().sourceTimeMillis();
         }
         try {
-            deliver(state, record, position, event, blocking);
+            deliver(record, position, event);
         }
         catch (RuntimeException e) {
             // the sink may have buffered the event before a flush failed; if it did not, the record is to be taken again
@@ -325,102 +322,43 @@ public final class PgsinkSinkTask
         }
     }
 
-    /** Buffers the record's event, or holds it back (the delete of a key change, see {@link KeyChangeHold}). */
-    private void deliver(PartitionState state, SinkRecord record, SourcePosition position, Optional<ChangeEvent> event, KeyChangeHold.@Nullable Held blocking)
+    /** Buffers the record's event; the delete of a key change after a flush of any change of its old key, see {@link KeyChanges}. */
+    private void deliver(SinkRecord record, SourcePosition position, Optional<ChangeEvent> event)
     {
-        if (blocking != null && KeyChangeHold.isTombstoneOf(blocking, record)) {
-            blocking.last = position;
-            return;
-        }
         if (event.isEmpty()) {
             sink.advance(position);
             return;
         }
         ChangeEvent change = event.get();
-        if (holds.holds(state.partition, record, change)) {
-            for (KeyChangeHold.Held overtaken : holds.overtakenBy(change)) {
-                release(overtaken, "a later change of its key at " + position + " came first");
+        if (KeyChanges.isKeyChangeDelete(record, change)) {
+            if (keyChanges.flushesBefore(change)) {
+                // the old row is saved from the target: it must be the row the source moved
+                sink.flush();
             }
-            holds.hold(state.partition, record, change, System.nanoTime());
-            return;
+            keyChanges.deleted(change, position);
         }
-        if (KeyChangeHold.isMovedCreate(change)) {
-            KeyChangeHold.Held pair = holds.pairOf(change);
-            if (pair != null) {
-                endHold(pair, () -> {
-                    sink.acceptKeyChange(pair.delete, change);
-                    if (!pair.partition.equals(state.partition)) {
-                        // the create's position is stored with its own partition; the delete's partition moves past the delete
-                        sink.advance(pair.last);
-                    }
-                });
-                return;
-            }
-        }
-        for (KeyChangeHold.Held overtaken : holds.overtakenBy(change)) {
-            release(overtaken, "a later change of its key at " + position + " came first");
-        }
+        keyChanges.touch(change);
         sink.accept(change);
     }
 
-    /** A record of a partition whose key-change delete is held: given back to Connect, which hands it again after the hold. */
-    private void waitForHold(PartitionState state, KeyChangeHold.Held held, long offset)
+    /** The create of a key change waits for its old row to be saved: its partition is rewound to it and paused, the others go on. */
+    private void waitForOldRow(PartitionState state, long offset)
     {
-        if (held.rewoundTo < 0) {
-            held.rewoundTo = offset;
-            context.offset(Map.of(state.partition, offset));
-            context.pause(state.partition);
-            log.debug("{} - {} waits for its create; the records after it in {} wait too", name, held.describe(), state.partition);
-        }
-        state.skipFrom = held.rewoundTo;
+        context.offset(Map.of(state.partition, offset));
+        context.pause(state.partition);
+        state.skipFrom = offset;
+        log.debug("{} - the create of a primary-key change at offset {} of {} waits for its old row; the partition waits with it", name, offset, state.partition);
     }
 
-    /** Buffers held deletes whose wait passed. */
-    private void releaseExpired()
+    /** Resumes the partitions whose waiting creates found their old rows (or waited long enough): the creates come again. */
+    private void resumeReleased()
     {
-        if (holds.isEmpty()) {
-            return;
-        }
-        for (KeyChangeHold.Held held : holds.expired(System.nanoTime())) {
-            release(held, "it did not arrive within " + KafkaSinkConfig.KEY_CHANGE_WAIT_MS + "=" + config.keyChangeWaitMillis() + " ms");
-        }
-    }
-
-    /** Buffers a held delete alone. */
-    private void release(KeyChangeHold.Held held, String reason)
-    {
-        endHold(held, () -> {
-            sink.accept(held.delete);
-            if (!held.last.equals(held.delete.position())) {
-                sink.advance(held.last);
+        for (TopicPartition partition : keyChanges.released()) {
+            PartitionState state = partitions.get(partition);
+            if (state != null) {
+                state.skipFrom = -1;
+                context.resume(partition);
             }
-        });
-        log.warn("{} - applying {} without its create: {}. If the create comes later (from a partition of another task, or after more lag than that), "
-                + "it finds no old row to take unchanged TOAST values from and fails, or goes to the dead-letter queue under errors.tolerance=all", name, held.describe(), reason);
-    }
-
-    /** Ends a hold once {@code buffer} gave its delete to the sink; a failure before the sink took it keeps the hold. */
-    private void endHold(KeyChangeHold.Held held, Runnable buffer)
-    {
-        long flushesBefore = flushes;
-        long eventsBefore = sink.bufferedEvents();
-        try {
-            buffer.run();
-        }
-        catch (RuntimeException e) {
-            if (buffered(flushesBefore, eventsBefore)) {
-                endHold(held);
-            }
-            throw e;
-        }
-        endHold(held);
-    }
-
-    private void endHold(KeyChangeHold.Held held)
-    {
-        holds.remove(held);
-        if (held.rewoundTo >= 0 && partitions.get(held.partition) != null) {
-            context.resume(held.partition);
         }
     }
 
@@ -472,7 +410,7 @@ public final class PgsinkSinkTask
     private void scheduleDueFlush()
     {
         long now = System.nanoTime();
-        long due = holds.millisToFirstDeadline(now);
+        long due = keyChanges.millisToNextLook();
         if (sink.bufferedEvents() > 0 && firstBufferedNanos >= 0) {
             long flushDue = config.sink().flushPolicy().intervalMillis() - (now - firstBufferedNanos) / 1_000_000;
             due = due < 0 ? flushDue : Math.min(due, flushDue);
@@ -496,7 +434,6 @@ public final class PgsinkSinkTask
     {
         if (sink != null && deferredFailure == null) {
             try {
-                releaseExpired();
                 sink.flush();
                 // with flush.pipelined: the batch just handed off commits before its offsets are reported
                 sink.awaitApplied();
@@ -518,9 +455,7 @@ public final class PgsinkSinkTask
         // a batch in flight commits (or fails) before the partitions are given up
         settleInFlight("closing " + closed);
         boolean unflushed = partitions.remove(closed);
-        for (KeyChangeHold.Held held : holds.held()) {
-            unflushed |= closed.contains(held.partition);
-        }
+        keyChanges.closed(closed);
         if (unflushed && sink != null) {
             // their positions must not be written by this task any more: drop the whole buffer and take the rest again
             discardBuffer("partitions " + closed + " were closed with records not flushed");
@@ -548,11 +483,15 @@ public final class PgsinkSinkTask
     private void discardBuffer(String reason)
     {
         long events = sink.bufferedEvents();
-        for (KeyChangeHold.Held held : holds.held()) {
-            events++;
-            endHold(held);
+        for (TopicPartition partition : keyChanges.waitingPartitions()) {
+            PartitionState state = partitions.get(partition);
+            if (state != null) {
+                // the create comes again after the rewind below, or from where it waited
+                state.skipFrom = -1;
+                context.resume(partition);
+            }
         }
-        holds.clear();
+        keyChanges.clear();
         sink.close();
         sink = newSink();
         if (errantRecords != null) {
@@ -578,8 +517,9 @@ public final class PgsinkSinkTask
         if (errantRecords != null) {
             errantRecords.clear();
         }
-        if (holds != null) {
-            holds.clear();
+        if (keyChanges != null) {
+            keyChanges.clear();
+            keyChanges.close();
         }
         log.info("{} - task stopped", name);
     }
@@ -601,6 +541,7 @@ public final class PgsinkSinkTask
             flushes++;
             firstBufferedNanos = -1;
             handedOffSourceMillis = newestSourceMillis;
+            keyChanges.handedOff();
             newestSourceMillis = 0;
             if (errantRecords != null) {
                 errantRecords.clear();
@@ -612,10 +553,7 @@ public final class PgsinkSinkTask
         {
             retryFlush = false;
             partitions.flushed(batch.positions().values(), !sink.applying() && sink.bufferedEvents() == 0);
-            for (KeyChangeHold.Held held : holds.held()) {
-                // held back, so not flushed
-                partitions.unflushed(held.partition, held.offset());
-            }
+            keyChanges.committed(batch.positions());
             metrics.flushed(batch, elapsedNanos, handedOffSourceMillis);
             if (log.isDebugEnabled()) {
                 log.debug("{} - flushed {} events ({} tables) in {} ms", name, batch.events(), batch.tables().size(), elapsedNanos / 1_000_000);

@@ -17,6 +17,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 import static java.util.Objects.requireNonNull;
 
@@ -179,16 +180,14 @@ final class TaskPartitions
 
     /**
      * Called before each batch: Connect applied the rewinds asked for before it, so records are
-     * taken again from where they were, except in partitions still waiting for a held delete.
+     * taken again from where they were, except in partitions whose create still waits for its
+     * old row ({@link KeyChanges}).
      */
-    void rewound(KeyChangeHold holds)
+    void rewound(Predicate<TopicPartition> waiting)
     {
         for (PartitionState state : partitions.values()) {
-            if (state.skipFrom >= 0) {
-                KeyChangeHold.Held held = holds.heldIn(state.partition);
-                if (held == null || held.rewoundTo < 0) {
-                    state.skipFrom = -1;
-                }
+            if (state.skipFrom >= 0 && !waiting.test(state.partition)) {
+                state.skipFrom = -1;
             }
         }
     }
