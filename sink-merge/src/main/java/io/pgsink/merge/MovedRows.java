@@ -68,11 +68,15 @@ public final class MovedRows
         List<Move> taken(Batch batch);
     }
 
-    /** A saved old row: its column names and their values as text (null for NULL), in the same order. */
-    public record SavedRow(List<String> columns, List<@Nullable String> values)
+    /**
+     * A saved old row: its column names and their values as text (null for NULL), in the same
+     * order; {@code move} names it as saved (to delete it once taken).
+     */
+    public record SavedRow(Move move, List<String> columns, List<@Nullable String> values)
     {
         public SavedRow
         {
+            requireNonNull(move, "move is null");
             requireNonNull(columns, "columns is null");
             requireNonNull(values, "values is null");
         }
@@ -179,19 +183,22 @@ public final class MovedRows
 
     /**
      * The saved rows of {@code moves} that the target holds, in the connection's transaction
-     * (which the caller ends).
+     * (which the caller ends): of the old key, the one of the same source commit time, else the
+     * newest (the two halves of a key change carry the same time as Debezium writes them; a
+     * source that stamps them apart still finds the row).
      */
     public Map<Move, SavedRow> find(Connection connection, Collection<Move> moves)
             throws SQLException
     {
         Map<Move, SavedRow> found = new HashMap<>();
-        try (PreparedStatement statement = connection.prepareStatement(
-                "SELECT column_names, column_values FROM " + qualifiedTable + " WHERE sink_name = ? AND target_table = ? AND old_key = ? AND source_time_ms = ?")) {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT source_time_ms, column_names, column_values FROM " + qualifiedTable
+                + " WHERE sink_name = ? AND target_table = ? AND old_key = ? ORDER BY source_time_ms = ? DESC, moved_at DESC LIMIT 1")) {
             for (Move move : moves) {
                 bindMove(statement, 1, move);
                 try (ResultSet rows = statement.executeQuery()) {
                     if (rows.next()) {
-                        found.put(move, new SavedRow(Arrays.asList((String[]) rows.getArray(1).getArray()), Arrays.asList((String[]) rows.getArray(2).getArray())));
+                        Move saved = new Move(move.table(), move.oldKey(), rows.getLong(1));
+                        found.put(move, new SavedRow(saved, Arrays.asList((String[]) rows.getArray(2).getArray()), Arrays.asList((String[]) rows.getArray(3).getArray())));
                     }
                 }
             }

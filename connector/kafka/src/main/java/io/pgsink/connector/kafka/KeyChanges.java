@@ -7,6 +7,7 @@ import io.pgsink.core.ErrorCode;
 import io.pgsink.core.Operation;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
+import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
 import io.pgsink.core.UnavailableValue;
 import io.pgsink.merge.Dialect;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
@@ -40,9 +42,10 @@ import static java.util.Objects.requireNonNull;
  * placeholder for every unchanged TOASTed column, whose value is the old row's. The record key is
  * the primary key, so the two usually travel on different partitions, often to different tasks.
  * <ul>
- * <li>The delete is buffered at once, like any delete: no partition ever waits for it. Its flush
- *     saves the old row, as the target holds it, in {@link MovedRows} before deleting it, in the
- *     same transaction ({@link #saved}). So that the target row is the one the source moved, the
+ * <li>The delete is buffered at once, like any delete: no partition ever waits for it. The
+ *     {@code put} that took it flushes (its create may wait for it elsewhere); the flush saves the
+ *     old row, as the target holds it, in {@link MovedRows} before deleting it, in the same
+ *     transaction ({@link #saved}). So that the target row is the one the source moved, the
  *     buffer is flushed first when it holds a change of the old key ({@link #flushesBefore}).</li>
  * <li>A create without placeholders is buffered at once.</li>
  * <li>A create with placeholders whose delete is in the task's buffer is buffered with it: the
@@ -54,6 +57,8 @@ import static java.util.Objects.requireNonNull;
  *     be filled from the old key's target row if there is one (a create replayed after its old
  *     row was taken).</li>
  * </ul>
+ * History tables ({@code table.mode=history}) keep no current row to save: their creates are
+ * buffered at once, filled from the buffer as before.
  * A crash loses nothing: a saved row is deleted only by the flush that applies its create, and
  * positions are stored with the data.
  *
@@ -72,6 +77,7 @@ final class KeyChanges
     private final MovedRows rows;
     private final TargetConnector connector;
     private final Supplier<Dialect> dialect;
+    private final Predicate<TableId> history;
     private final long waitNanos;
     private final long pruneSeconds;
     @Nullable
@@ -84,15 +90,16 @@ final class KeyChanges
     private final List<Pending> deletes = new CopyOnWriteArrayList<>();
     /** Saved rows creates took, not yet committed. */
     private final List<Pending> takes = new CopyOnWriteArrayList<>();
-    /** The deletes in the buffer (not handed off), by the key change they belong to. */
+    /** The deletes in the buffer (not handed off), by table and old key ({@link #keyOf}). */
     private final Map<Move, Pending> buffered = new HashMap<>();
     /** Keys the buffer holds changes of (not handed off): a key-change delete of one flushes first. */
     private final Set<Move> touched = new HashSet<>();
     /** Creates waiting for their saved rows, by partition. */
     private final Map<TopicPartition, Waiting> waiting = new HashMap<>();
 
-    KeyChanges(String name, MovedRows rows, TargetConnector connector, Supplier<Dialect> dialect, long waitMillis)
+    KeyChanges(String name, MovedRows rows, TargetConnector connector, Supplier<Dialect> dialect, Predicate<TableId> history, long waitMillis)
     {
+        this.history = requireNonNull(history, "history is null");
         this.name = requireNonNull(name, "name is null");
         this.rows = requireNonNull(rows, "rows is null");
         this.connector = requireNonNull(connector, "connector is null");
@@ -100,6 +107,8 @@ final class KeyChanges
         this.waitNanos = waitMillis * 1_000_000;
         // saved rows are needed while a create may still come; far longer than anyone waits for one
         this.pruneSeconds = Math.max(3600, 10 * waitMillis / 1000);
+        this.lastPruneNanos = System.nanoTime();
+        this.lastLookNanos = System.nanoTime() - LOOK_EVERY_NANOS;
     }
 
     /** Whether {@code event}, read from {@code record}, is the delete of a key change. */
@@ -117,16 +126,20 @@ final class KeyChanges
     /** Whether the buffer must be flushed before {@code delete} (a key-change delete) is buffered: it holds a change of the old key. */
     boolean flushesBefore(ChangeEvent delete)
     {
-        return touched.contains(new Move(delete.table(), delete.schema().keyOf(requireNonNull(delete.before(), "before is null")), 0));
+        return touched.contains(keyOf(moveOf(delete)));
     }
 
     /** A key-change delete is buffered at {@code position}. */
     void deleted(ChangeEvent delete, SourcePosition position)
     {
+        if (history.test(delete.table())) {
+            // a history table has no current row to save: its creates are filled from the buffer, or fail
+            return;
+        }
         ensureTable();
         Pending pending = new Pending(moveOf(delete), position.partition(), KafkaPositions.parseOffset(position));
         deletes.add(pending);
-        buffered.put(pending.move, pending);
+        buffered.put(keyOf(pending.move), pending);
     }
 
     /** Any event is buffered: its keys are touched. */
@@ -150,8 +163,11 @@ final class KeyChanges
      */
     boolean waits(TopicPartition partition, ChangeEvent create, SourcePosition position)
     {
+        if (history.test(create.table())) {
+            return false;
+        }
         Move move = moveOf(create);
-        Pending delete = buffered.get(move);
+        Pending delete = buffered.get(keyOf(move));
         if (delete != null) {
             // the delete is in this buffer: the flush fills the create from the old row before deleting it
             delete.paired = true;
@@ -182,7 +198,7 @@ final class KeyChanges
         }
         waiting.remove(partition);
         fill(create, saved);
-        takes.add(new Pending(move, position.partition(), offset));
+        takes.add(new Pending(saved.move(), position.partition(), offset));
         return false;
     }
 
@@ -255,6 +271,17 @@ final class KeyChanges
             }
         }
         return -1;
+    }
+
+    /** Whether the buffer holds deletes of key changes whose old rows are to be saved (their creates are not in it). */
+    boolean deletesBuffered()
+    {
+        for (Pending pending : buffered.values()) {
+            if (!pending.paired) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The buffer was handed to the applier: what it holds is no longer this buffer's. */
@@ -424,6 +451,12 @@ final class KeyChanges
     private static Move moveOf(ChangeEvent event)
     {
         return new Move(event.table(), event.schema().keyOf(requireNonNull(event.before(), "before is null")), event.sourceTimeMillis());
+    }
+
+    /** A key as {@link #touched} and {@link #buffered} name it: table and key, whatever the time. */
+    private static Move keyOf(Move move)
+    {
+        return new Move(move.table(), move.oldKey(), 0);
     }
 
     /** A key-change delete, or a take of a saved row, by the position of its record. */

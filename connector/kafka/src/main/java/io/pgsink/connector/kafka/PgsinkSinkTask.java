@@ -113,7 +113,8 @@ public final class PgsinkSinkTask
         name = config.sinkName();
         ErrantRecordReporter reporter = config.sink().toleratesRejectedRows() ? errantRecordReporter() : null;
         metrics = TaskMetrics.of(context);
-        keyChanges = new KeyChanges(name, new MovedRows(config.sink()), TargetConnector.fromConfig(config.sink()), () -> applier.dialect(), config.keyChangeWaitMillis());
+        keyChanges = new KeyChanges(name, new MovedRows(config.sink()), TargetConnector.fromConfig(config.sink()), () -> applier.dialect(),
+                table -> applier.appendsHistory(table), config.keyChangeWaitMillis());
         MergeApplier.Builder applierBuilder = MergeApplier.builder(config.sink()).copyListener(metrics::copiedBytes).movedRows(keyChanges);
         if (reporter != null) {
             ErrantRecords records = new ErrantRecords(name, reporter, partition -> partitions.named(partition));
@@ -175,6 +176,10 @@ public final class PgsinkSinkTask
         settleInFlight("opening " + opened);
         List<TopicPartition> added = List.copyOf(opened);
         partitions.add(added);
+        if (!added.isEmpty()) {
+            // Connect pauses again at a rebalance what the task paused: a create that waited when its partition was closed is forgotten
+            context.resume(added.toArray(new TopicPartition[0]));
+        }
         try {
             Map<TopicPartition, Long> rewind = new HashMap<>();
             partitions.load(added, rewind);
@@ -225,6 +230,10 @@ public final class PgsinkSinkTask
             }
             for (SinkRecord record : records) {
                 accept(record);
+            }
+            if (keyChanges.deletesBuffered()) {
+                // the creates of these key changes, in other partitions and tasks, may wait for the old rows their flush saves
+                sink.flush();
             }
             sink.flushIfDue();
             keyChanges.prune();
