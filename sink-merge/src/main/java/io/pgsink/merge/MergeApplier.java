@@ -83,7 +83,9 @@ public final class MergeApplier
     private final DeadLetterTable deadLetters;
     private final ChangeMetadata changeMetadata;
     private final MetadataValues metadataValues;
-    /** The rows key changes move away, saved and taken in each flush ({@link Builder#movedRows}); null when not kept. */
+    /**
+     * The rows key changes move away, saved and taken in each flush ({@link Builder#movedRows}); null when not kept.
+     */
     @org.jetbrains.annotations.Nullable
     private final MovedRows.Moves moves;
     private final MovedRows movedRows;

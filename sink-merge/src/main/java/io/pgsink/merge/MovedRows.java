@@ -61,7 +61,9 @@ public final class MovedRows
     /** Which moved rows a flush saves, and which saved rows its creates took. */
     public interface Moves
     {
-        /** The key changes of the batch whose old rows are to be saved: their deletes are in it, their creates are not. */
+        /**
+         * The key changes of the batch whose old rows are to be saved: their deletes are in it, their creates are not.
+         */
         List<Move> saved(Batch batch);
 
         /** The saved rows the creates of the batch took. */
@@ -124,7 +126,8 @@ public final class MovedRows
         List<Move> taken = moves.taken(batch);
         if (!taken.isEmpty()) {
             try (PreparedStatement statement = connection.prepareStatement(
-                    "DELETE FROM " + qualifiedTable + " WHERE sink_name = ? AND target_table = ? AND old_key = ? AND source_time_ms = ?")) {
+                    "DELETE FROM " + qualifiedTable
+                            + " WHERE sink_name = ? AND target_table = ? AND old_key = ? AND source_time_ms = ?")) {
                 for (Move move : taken) {
                     bindMove(statement, 1, move);
                     statement.addBatch();
@@ -151,7 +154,8 @@ public final class MovedRows
             if (value == null) {
                 return;
             }
-            where.add("t." + SqlIdentifiers.quote(keyColumns.get(i)) + " = CAST(? AS " + plan.columns.get(keyColumn).declaredType() + ")");
+            where.add("t." + SqlIdentifiers.quote(keyColumns.get(i)) + " = CAST(? AS "
+                    + plan.columns.get(keyColumn).declaredType() + ")");
             keyTexts.add(text(plan, keyColumn, value));
         }
         StringJoiner values = new StringJoiner(", ", "ARRAY[", "]::text[]");
@@ -164,9 +168,11 @@ public final class MovedRows
         String target = Statements.qualified(plan.target.id());
         String oldRow = " FROM " + target + " t WHERE " + where;
         try (PreparedStatement replace = connection.prepareStatement("DELETE FROM " + qualifiedTable
-                + " WHERE sink_name = ? AND target_table = ? AND old_key = ? AND source_time_ms = ? AND EXISTS (SELECT 1" + oldRow + ")");
+                + " WHERE sink_name = ? AND target_table = ? AND old_key = ? AND source_time_ms = ? AND EXISTS "
+                + "(SELECT 1" + oldRow + ")");
                 PreparedStatement insert = connection.prepareStatement("INSERT INTO " + qualifiedTable
-                        + " (sink_name, target_table, old_key, source_time_ms, column_names, column_values, moved_at) SELECT ?, ?, ?, ?, ?, " + values + ", now()" + oldRow)) {
+                        + " (sink_name, target_table, old_key, source_time_ms, column_names, column_values, moved_at) "
+                        + "SELECT ?, ?, ?, ?, ?, " + values + ", now()" + oldRow)) {
             int parameter = bindMove(replace, 1, move);
             for (String keyText : keyTexts) {
                 replace.setString(parameter++, keyText);
@@ -191,14 +197,17 @@ public final class MovedRows
             throws SQLException
     {
         Map<Move, SavedRow> found = new HashMap<>();
-        try (PreparedStatement statement = connection.prepareStatement("SELECT source_time_ms, column_names, column_values FROM " + qualifiedTable
-                + " WHERE sink_name = ? AND target_table = ? AND old_key = ? ORDER BY source_time_ms = ? DESC, moved_at DESC LIMIT 1")) {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT source_time_ms, column_names, "
+                + "column_values FROM " + qualifiedTable
+                + " WHERE sink_name = ? AND target_table = ? AND old_key = ? ORDER BY source_time_ms = ? DESC, "
+                + "moved_at DESC LIMIT 1")) {
             for (Move move : moves) {
                 bindMove(statement, 1, move);
                 try (ResultSet rows = statement.executeQuery()) {
                     if (rows.next()) {
                         Move saved = new Move(move.table(), move.oldKey(), rows.getLong(1));
-                        found.put(move, new SavedRow(saved, Arrays.asList((String[]) rows.getArray(2).getArray()), Arrays.asList((String[]) rows.getArray(3).getArray())));
+                        found.put(move, new SavedRow(saved, Arrays.asList((String[]) rows.getArray(2).getArray()),
+                                Arrays.asList((String[]) rows.getArray(3).getArray())));
                     }
                 }
             }
@@ -275,7 +284,8 @@ public final class MovedRows
         field = field.substring(0, end);
         char quote = format.quote();
         if (field.length() >= 2 && field.charAt(0) == quote && field.charAt(field.length() - 1) == quote) {
-            field = field.substring(1, field.length() - 1).replace(String.valueOf(format.escape()) + quote, String.valueOf(quote));
+            field = field.substring(1, field.length() - 1).replace(String.valueOf(format.escape()) + quote,
+                    String.valueOf(quote));
         }
         return field;
     }

@@ -97,7 +97,8 @@ final class KeyChanges
     /** Creates waiting for their saved rows, by partition. */
     private final Map<TopicPartition, Waiting> waiting = new HashMap<>();
 
-    KeyChanges(String name, MovedRows rows, TargetConnector connector, Supplier<Dialect> dialect, Predicate<TableId> history, long waitMillis)
+    KeyChanges(String name, MovedRows rows, TargetConnector connector, Supplier<Dialect> dialect,
+            Predicate<TableId> history, long waitMillis)
     {
         this.history = requireNonNull(history, "history is null");
         this.name = requireNonNull(name, "name is null");
@@ -114,16 +115,21 @@ final class KeyChanges
     /** Whether {@code event}, read from {@code record}, is the delete of a key change. */
     static boolean isKeyChangeDelete(SinkRecord record, ChangeEvent event)
     {
-        return event.operation() == Operation.DELETE && record.value() != null && KeyChangeHeaders.isDeleteHalf(record) && event.schema().hasKey();
+        return event.operation() == Operation.DELETE && record.value() != null
+                && KeyChangeHeaders.isDeleteHalf(record) && event.schema().hasKey();
     }
 
     /** Whether {@code event} is the create of a key change ({@link ChangeEvent#insertMovedFrom}). */
     static boolean isMovedCreate(ChangeEvent event)
     {
-        return (event.operation() == Operation.INSERT || event.operation() == Operation.READ) && event.before() != null && event.schema().hasKey();
+        return (event.operation() == Operation.INSERT || event.operation() == Operation.READ)
+                && event.before() != null && event.schema().hasKey();
     }
 
-    /** Whether the buffer must be flushed before {@code delete} (a key-change delete) is buffered: it holds a change of the old key. */
+    /**
+     * Whether the buffer must be flushed before {@code delete} (a key-change delete) is buffered: it holds a change of
+     * the old key.
+     */
     boolean flushesBefore(ChangeEvent delete)
     {
         return touched.contains(keyOf(moveOf(delete)));
@@ -182,8 +188,10 @@ final class KeyChanges
         Waiting waited = waiting.get(partition);
         if (waited != null && waited.offset == offset && waited.expired) {
             waiting.remove(partition);
-            log.warn("{} - the create of a primary-key change of {} (key columns {}) at {} found no old row saved within {}={} ms; applying it filled from the old key's row in the target,"
-                    + " if there is one", name, create.table(), create.schema().keyColumns(), position, KafkaSinkConfig.KEY_CHANGE_WAIT_MS, waitNanos / 1_000_000);
+            log.warn("{} - the create of a primary-key change of {} (key columns {}) at {} found no old row saved "
+                    + "within {}={} ms; applying it filled from the old key's row in the target,"
+                    + " if there is one", name, create.table(), create.schema().keyColumns(), position,
+                    KafkaSinkConfig.KEY_CHANGE_WAIT_MS, waitNanos / 1_000_000);
             return false;
         }
         MovedRows.SavedRow saved = find(List.of(move)).get(move);
@@ -353,12 +361,14 @@ final class KeyChanges
             int pruned = rows.prune(open, pruneSeconds);
             open.commit();
             if (pruned > 0) {
-                log.info("{} - deleted {} old rows of primary-key changes that no create took within {} s", name, pruned, pruneSeconds);
+                log.info("{} - deleted {} old rows of primary-key changes that no create took within {} s", name,
+                        pruned, pruneSeconds);
             }
         }
         catch (SQLException e) {
             closeConnection();
-            log.warn("{} - cannot delete the old rows of primary-key changes no create took; trying again later: {}", name, e.getMessage());
+            log.warn("{} - cannot delete the old rows of primary-key changes no create took; trying again later: {}",
+                    name, e.getMessage());
         }
     }
 
@@ -379,7 +389,8 @@ final class KeyChanges
         }
         catch (SQLException e) {
             closeConnection();
-            throw new SinkException(ErrorCode.TRANSIENT, "Cannot create the table " + MovedRows.TABLE + " (the old rows of primary-key changes): " + e.getMessage(), e);
+            throw new SinkException(ErrorCode.TRANSIENT, "Cannot create the table " + MovedRows.TABLE
+                    + " (the old rows of primary-key changes): " + e.getMessage(), e);
         }
     }
 
@@ -394,7 +405,8 @@ final class KeyChanges
         }
         catch (SQLException e) {
             closeConnection();
-            throw new SinkException(ErrorCode.TRANSIENT, "Cannot read the old rows of primary-key changes from " + MovedRows.TABLE + ": " + e.getMessage(), e);
+            throw new SinkException(ErrorCode.TRANSIENT, "Cannot read the old rows of primary-key changes from "
+                    + MovedRows.TABLE + ": " + e.getMessage(), e);
         }
     }
 
@@ -447,10 +459,14 @@ final class KeyChanges
         return false;
     }
 
-    /** The key change of its delete or its create: both name the old key (a create in {@link ChangeEvent#before()}) and the source commit time. */
+    /**
+     * The key change of its delete or its create: both name the old key (a create in {@link ChangeEvent#before()}) and
+     * the source commit time.
+     */
     private static Move moveOf(ChangeEvent event)
     {
-        return new Move(event.table(), event.schema().keyOf(requireNonNull(event.before(), "before is null")), event.sourceTimeMillis());
+        return new Move(event.table(), event.schema().keyOf(requireNonNull(event.before(), "before is null")),
+                event.sourceTimeMillis());
     }
 
     /** A key as {@link #touched} and {@link #buffered} name it: table and key, whatever the time. */

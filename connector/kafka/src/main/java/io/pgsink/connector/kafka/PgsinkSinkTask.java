@@ -113,9 +113,11 @@ public final class PgsinkSinkTask
         name = config.sinkName();
         ErrantRecordReporter reporter = config.sink().toleratesRejectedRows() ? errantRecordReporter() : null;
         metrics = TaskMetrics.of(context);
-        keyChanges = new KeyChanges(name, new MovedRows(config.sink()), TargetConnector.fromConfig(config.sink()), () -> applier.dialect(),
+        keyChanges = new KeyChanges(name, new MovedRows(config.sink()), TargetConnector.fromConfig(config.sink()), ()
+                -> applier.dialect(),
                 table -> applier.appendsHistory(table), config.keyChangeWaitMillis());
-        MergeApplier.Builder applierBuilder = MergeApplier.builder(config.sink()).copyListener(metrics::copiedBytes).movedRows(keyChanges);
+        MergeApplier.Builder applierBuilder = MergeApplier.builder(config.sink()).copyListener(metrics::copiedBytes)
+                .movedRows(keyChanges);
         if (reporter != null) {
             ErrantRecords records = new ErrantRecords(name, reporter, partition -> partitions.named(partition));
             applierBuilder.rejectedRowHandler(records::reportRejected);
@@ -177,7 +179,8 @@ public final class PgsinkSinkTask
         List<TopicPartition> added = List.copyOf(opened);
         partitions.add(added);
         if (!added.isEmpty()) {
-            // Connect pauses again at a rebalance what the task paused: a create that waited when its partition was closed is forgotten
+            // Connect pauses again at a rebalance what the task paused: a create that waited when its partition was
+            // closed is forgotten
             context.resume(added.toArray(new TopicPartition[0]));
         }
         try {
@@ -232,7 +235,8 @@ public final class PgsinkSinkTask
                 accept(record);
             }
             if (keyChanges.deletesBuffered()) {
-                // the creates of these key changes, in other partitions and tasks, may wait for the old rows their flush saves
+                // the creates of these key changes, in other partitions and tasks, may wait for the old rows their
+                // flush saves
                 sink.flush();
             }
             sink.flushIfDue();
@@ -291,7 +295,8 @@ public final class PgsinkSinkTask
         }
         SourcePosition position = KafkaPositions.position(state.name, offset);
         Optional<ChangeEvent> event = map(received, record, position, unreadable);
-        if (event.isPresent() && KeyChanges.isMovedCreate(event.get()) && keyChanges.waits(state.partition, event.get(), position)) {
+        if (event.isPresent() && KeyChanges.isMovedCreate(event.get()) && keyChanges.waits(state.partition,
+                event.get(), position)) {
             waitForOldRow(state, offset);
             return;
         }
@@ -331,7 +336,10 @@ public final class PgsinkSinkTask
         }
     }
 
-    /** Buffers the record's event; the delete of a key change after a flush of any change of its old key, see {@link KeyChanges}. */
+    /**
+     * Buffers the record's event; the delete of a key change after a flush of any change of its old key, see {@link
+     * KeyChanges}.
+     */
     private void deliver(SinkRecord record, SourcePosition position, Optional<ChangeEvent> event)
     {
         if (event.isEmpty()) {
@@ -350,16 +358,23 @@ public final class PgsinkSinkTask
         sink.accept(change);
     }
 
-    /** The create of a key change waits for its old row to be saved: its partition is rewound to it and paused, the others go on. */
+    /**
+     * The create of a key change waits for its old row to be saved: its partition is rewound to it and paused, the
+     * others go on.
+     */
     private void waitForOldRow(PartitionState state, long offset)
     {
         context.offset(Map.of(state.partition, offset));
         context.pause(state.partition);
         state.skipFrom = offset;
-        log.debug("{} - the create of a primary-key change at offset {} of {} waits for its old row; the partition waits with it", name, offset, state.partition);
+        log.debug("{} - the create of a primary-key change at offset {} of {} waits for its old row; the partition "
+                + "waits with it", name, offset, state.partition);
     }
 
-    /** Resumes the partitions whose waiting creates found their old rows (or waited long enough): the creates come again. */
+    /**
+     * Resumes the partitions whose waiting creates found their old rows (or waited long enough): the creates come
+     * again.
+     */
     private void resumeReleased()
     {
         for (TopicPartition partition : keyChanges.released()) {

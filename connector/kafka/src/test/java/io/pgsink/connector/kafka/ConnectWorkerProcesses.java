@@ -67,7 +67,8 @@ final class ConnectWorkerProcesses
      */
     static Map<String, String> failoverSettings()
     {
-        return Map.of("offset.flush.interval.ms", "4000", "session.timeout.ms", "6000", "heartbeat.interval.ms", "1000", "scheduled.rebalance.max.delay.ms", "0",
+        return Map.of("offset.flush.interval.ms", "4000", "session.timeout.ms", "6000", "heartbeat.interval.ms",
+                "1000", "scheduled.rebalance.max.delay.ms", "0",
                 "consumer.session.timeout.ms", "6000", "consumer.heartbeat.interval.ms", "1000");
     }
 

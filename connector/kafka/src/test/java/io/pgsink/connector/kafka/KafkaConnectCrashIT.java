@@ -101,7 +101,8 @@ class KafkaConnectCrashIT
     private int startWorker(int number)
             throws IOException
     {
-        return workers.start("worker-" + number, ConnectWorkerProcesses.failoverSettings(), List.of("-Xmx512m"), await("worker " + number + " to answer"));
+        return workers.start("worker-" + number, ConnectWorkerProcesses.failoverSettings(), List.of("-Xmx512m"),
+                await("worker " + number + " to answer"));
     }
 
     @Test

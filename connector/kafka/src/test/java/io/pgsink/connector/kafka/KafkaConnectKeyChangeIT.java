@@ -54,7 +54,8 @@ class KafkaConnectKeyChangeIT
     /** Every other row moves. */
     private static final int MOVES = ROWS / 2;
     private static final long BOUND_SECONDS = 180;
-    // generous: only a stuck run waits this long, and a machine shared with other builds can be 10x slower than an idle one
+    // generous: only a stuck run waits this long, and a machine shared with other builds can be 10x slower than an idle
+    // one
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
     private static final List<Field> DOC = List.of(
             new Field("id", 0, Schema.INT64_SCHEMA),
@@ -100,7 +101,8 @@ class KafkaConnectKeyChangeIT
             throws IOException
     {
         workerCount++;
-        return workers.start("worker-" + workerCount, ConnectWorkerProcesses.failoverSettings(), List.of("-Xmx512m"), await("worker " + workerCount + " to answer"));
+        return workers.start("worker-" + workerCount, ConnectWorkerProcesses.failoverSettings(), List.of("-Xmx512m"),
+                await("worker " + workerCount + " to answer"));
     }
 
     /** Catch-up times, with and without key changes, are printed for the record; the bound is the test. */
@@ -116,13 +118,18 @@ class KafkaConnectKeyChangeIT
         long updated = timed(docs, expected, producer -> updateAll(producer, docs, expected));
         long moved = timed(docs, expected, producer -> moveHalf(producer, docs, expected));
 
-        System.out.printf("KafkaConnectKeyChangeIT: %d rows inserted in %d ms; %d rows updated (no key change) in %d ms; %d key changes (with changes before and after) in %d ms%n",
+        System.out.printf("KafkaConnectKeyChangeIT: %d rows inserted in %d ms; %d rows updated (no key change) in %d "
+                + "ms; %d key changes (with changes before and after) in %d ms%n",
                 ROWS, inserted, ROWS, updated, MOVES, moved);
-        assertThat(moved).as("catch-up time of %d key changes over %d partitions and 2 tasks, ms", MOVES, PARTITIONS).isLessThan(BOUND_SECONDS * 1000);
+        assertThat(moved).as("catch-up time of %d key changes over %d partitions and 2 tasks, ms", MOVES,
+                PARTITIONS).isLessThan(BOUND_SECONDS * 1000);
         awaitPositions(docs, "moves");
     }
 
-    /** A worker killed (SIGKILL) while key changes stream in: the new worker's tasks finish them, nothing lost or doubled. */
+    /**
+     * A worker killed (SIGKILL) while key changes stream in: the new worker's tasks finish them, nothing lost or
+     * doubled.
+     */
     @Test
     void keyChangesSurviveAKilledWorker()
             throws Exception
@@ -145,7 +152,9 @@ class KafkaConnectKeyChangeIT
         producing.start();
         // kill the worker once some key changes are applied, in the middle of whatever it does
         await("some key changes applied").pollInterval(Duration.ofMillis(20))
-                .untilAsserted(() -> assertThat(count("SELECT count(*) FROM docs_crash WHERE id >= 100000")).isGreaterThanOrEqualTo(MOVES / 6));
+                .untilAsserted(()
+                -> assertThat(count("SELECT count(*) FROM docs_crash WHERE id >= "
+                + "100000")).isGreaterThanOrEqualTo(MOVES / 6));
         workers.killLast();
         port = startWorker();
         workers.awaitRunning(port, "moves-crash", 2, await("the connector and its 2 tasks to run again"));
@@ -169,7 +178,10 @@ class KafkaConnectKeyChangeIT
         workers.awaitRunning(port, connector, 2, await("the connector and its 2 tasks to run"));
     }
 
-    /** Produces what {@code workload} writes, then returns how long the target took to equal the source after the last record was written, in ms. */
+    /**
+     * Produces what {@code workload} writes, then returns how long the target took to equal the source after the last
+     * record was written, in ms.
+     */
     private long timed(DebeziumTopic docs, Map<Long, List<String>> expected, Workload workload)
             throws Exception
     {
@@ -199,14 +211,16 @@ class KafkaConnectKeyChangeIT
         return (kind + " body of doc " + id + " ").repeat(150);
     }
 
-    private static void insertAll(KafkaProducer<byte[], byte[]> producer, DebeziumTopic docs, Map<Long, List<String>> expected)
+    private static void insertAll(KafkaProducer<byte[], byte[]> producer, DebeziumTopic docs, Map<Long,
+            List<String>> expected)
     {
         for (long id = 0; id < ROWS; id++) {
             put(producer, docs, expected, "c", id, "doc " + id, body(id, "first"), 1);
         }
     }
 
-    private static void updateAll(KafkaProducer<byte[], byte[]> producer, DebeziumTopic docs, Map<Long, List<String>> expected)
+    private static void updateAll(KafkaProducer<byte[], byte[]> producer, DebeziumTopic docs, Map<Long,
+            List<String>> expected)
     {
         for (long id = 0; id < ROWS; id++) {
             put(producer, docs, expected, "u", id, "doc " + id + " v2", body(id, "first"), 2);
@@ -220,7 +234,8 @@ class KafkaConnectKeyChangeIT
      * Before its key change, every eighth row has its body changed; every sixteenth moves
      * twice; some change again after the move, their body unchanged.
      */
-    private static void moveHalf(KafkaProducer<byte[], byte[]> producer, DebeziumTopic docs, Map<Long, List<String>> expected)
+    private static void moveHalf(KafkaProducer<byte[], byte[]> producer, DebeziumTopic docs, Map<Long,
+            List<String>> expected)
     {
         for (long id = 0; id < ROWS; id += 2) {
             boolean toasted = id % 4 == 0;
@@ -236,30 +251,36 @@ class KafkaConnectKeyChangeIT
             if (id % 6 == 0) {
                 List<String> row = expected.get(newId);
                 long version = Long.parseLong(row.get(3)) + 1;
-                docs.update(producer, partition(newId), null, docs.row("id", newId, "title", "doc " + id + " after its move", "body", UnavailablePlaceholder.DEFAULT, "version", version));
-                expected.put(newId, List.of(String.valueOf(newId), "doc " + id + " after its move", row.get(2), String.valueOf(version)));
+                docs.update(producer, partition(newId), null, docs.row("id", newId, "title", "doc " + id
+                        + " after its move", "body", UnavailablePlaceholder.DEFAULT, "version", version));
+                expected.put(newId, List.of(String.valueOf(newId), "doc " + id + " after its move", row.get(2),
+                        String.valueOf(version)));
             }
         }
     }
 
-    private static void move(KafkaProducer<byte[], byte[]> producer, DebeziumTopic docs, Map<Long, List<String>> expected, long id, long newId, boolean toasted)
+    private static void move(KafkaProducer<byte[], byte[]> producer, DebeziumTopic docs, Map<Long,
+            List<String>> expected, long id, long newId, boolean toasted)
     {
         List<String> old = expected.remove(id);
         long version = Long.parseLong(old.get(3)) + 1;
         docs.keyChangeDelete(producer, partition(id), docs.row("id", id), docs.row("id", newId), true);
         String title = "moved from " + id;
-        docs.keyChangeCreate(producer, partition(newId), docs.row("id", newId, "title", title, "body", toasted ? UnavailablePlaceholder.DEFAULT : old.get(2), "version", version),
+        docs.keyChangeCreate(producer, partition(newId), docs.row("id", newId, "title", title, "body", toasted
+                ? UnavailablePlaceholder.DEFAULT : old.get(2), "version", version),
                 docs.row("id", id));
         expected.put(newId, List.of(String.valueOf(newId), title, old.get(2), String.valueOf(version)));
     }
 
-    private static void put(KafkaProducer<byte[], byte[]> producer, DebeziumTopic docs, Map<Long, List<String>> expected, String op, long id, String title, String body, long version)
+    private static void put(KafkaProducer<byte[], byte[]> producer, DebeziumTopic docs, Map<Long,
+            List<String>> expected, String op, long id, String title, String body, long version)
     {
         if (op.equals("c")) {
             docs.insert(producer, partition(id), docs.row("id", id, "title", title, "body", body, "version", version));
         }
         else {
-            docs.update(producer, partition(id), null, docs.row("id", id, "title", title, "body", body, "version", version));
+            docs.update(producer, partition(id), null, docs.row("id", id, "title", title, "body", body, "version",
+                    version));
         }
         expected.put(id, List.of(String.valueOf(id), title, body, String.valueOf(version)));
     }
@@ -279,14 +300,18 @@ class KafkaConnectKeyChangeIT
             assertThat(row.get(0) + "," + row.get(1)).isEqualTo(summary);
         });
         List<List<String>> all = new ArrayList<>(expected.values());
-        await(table + " to equal the source").untilAsserted(() -> assertThat(schema.query("SELECT id, title, body, version FROM " + table + " ORDER BY id")).isEqualTo(all));
+        await(table + " to equal the source").untilAsserted(()
+                -> assertThat(schema.query("SELECT id, title, body, version FROM " + table
+                + " ORDER BY id")).isEqualTo(all));
     }
 
     private void awaitPositions(DebeziumTopic docs, String connector)
     {
         List<List<String>> positions = new ArrayList<>();
-        new TreeMap<>(docs.lastOffsets()).forEach((partition, offset) -> positions.add(List.of(docs.topic() + "-" + partition, String.valueOf(offset))));
-        String sql = "SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = '" + connector + "' ORDER BY 1";
+        new TreeMap<>(docs.lastOffsets()).forEach((partition, offset) -> positions.add(List.of(docs.topic() + "-"
+                + partition, String.valueOf(offset))));
+        String sql = "SELECT source_partition, source_offset FROM pgsink_offsets WHERE sink_name = '" + connector
+                + "' ORDER BY 1";
         await(sql).untilAsserted(() -> assertThat(schema.query(sql)).isEqualTo(positions));
     }
 

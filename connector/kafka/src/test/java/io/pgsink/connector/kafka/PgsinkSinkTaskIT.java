@@ -186,12 +186,14 @@ class PgsinkSinkTaskIT
 
         // the delete first: applied at once, with its tombstone, and its old row saved
         deleting.put(List.of(keyChange("d", 1, 2, P1, 0), keyChangeTombstone(1, 2, P1, 1)));
-        assertThat(deleting.preCommit(Map.of(P1, new OffsetAndMetadata(2)))).isEqualTo(Map.of(P1, new OffsetAndMetadata(2)));
+        assertThat(deleting.preCommit(Map.of(P1, new OffsetAndMetadata(2)))).isEqualTo(Map.of(P1,
+                new OffsetAndMetadata(2)));
         assertThat(query("SELECT count(*) FROM orders WHERE id = 1")).containsExactly(List.of("0"));
         assertThat(query("SELECT count(*) FROM pgsink_moved_rows")).containsExactly(List.of("1"));
         // its create, in another task, takes the old row's values, and the saved row is gone with its flush
         creating.put(List.of(keyChange("c", 2, 1, P0, 0)));
-        assertThat(creating.preCommit(Map.of(P0, new OffsetAndMetadata(1)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(1)));
+        assertThat(creating.preCommit(Map.of(P0, new OffsetAndMetadata(1)))).isEqualTo(Map.of(P0,
+                new OffsetAndMetadata(1)));
         assertThat(query("SELECT id, status FROM orders WHERE id IN (1, 2)")).containsExactly(List.of("2", "shipped"));
         assertThat(query("SELECT count(*) FROM pgsink_moved_rows")).containsExactly(List.of("0"));
 
@@ -206,14 +208,17 @@ class PgsinkSinkTaskIT
         // a change of the old key before its delete, in the delete's buffer: flushed first, so the saved row has it
         deleting.put(List.of(order("u", 3, "changed", P1, 2), keyChange("d", 3, 4, P1, 3)));
         deleting.preCommit(Map.of(P1, new OffsetAndMetadata(4)));
-        Awaitility.await("the waiting create to find its old row").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(60)).untilAsserted(() -> {
+        Awaitility.await("the waiting create to find its old "
+                + "row").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(60)).untilAsserted(() -> {
             creating.put(List.of());
             assertThat(creates.paused).isEmpty();
         });
         // Connect hands the partition's records again from the rewind
         creating.put(List.of(keyChange("c", 4, 3, P0, 1), order("c", 9, "new", P0, 2)));
-        assertThat(creating.preCommit(Map.of(P0, new OffsetAndMetadata(3)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(3)));
-        assertThat(query("SELECT id, status FROM orders WHERE id IN (3, 4, 9) ORDER BY id")).containsExactly(List.of("4", "changed"), List.of("9", "new"));
+        assertThat(creating.preCommit(Map.of(P0, new OffsetAndMetadata(3)))).isEqualTo(Map.of(P0,
+                new OffsetAndMetadata(3)));
+        assertThat(query("SELECT id, status FROM orders WHERE id IN (3, 4, 9) ORDER BY "
+                + "id")).containsExactly(List.of("4", "changed"), List.of("9", "new"));
 
         // delete and create in one buffer: the flush fills the create from the old row, nothing is saved
         deleting.put(List.of(keyChange("d", 5, 7, P1, 4), keyChange("c", 7, 5, P1, 5)));
@@ -225,8 +230,10 @@ class PgsinkSinkTaskIT
         moved.headers().add(KeyChangeHeaders.OLD_KEY, orders.key(8L), KEY);
         creating.put(List.of(moved));
         assertThat(creates.paused).isEmpty();
-        assertThat(creating.preCommit(Map.of(P0, new OffsetAndMetadata(5)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(5)));
-        assertThat(query("SELECT id, status FROM orders WHERE id IN (10, 11) ORDER BY id")).containsExactly(List.of("10", "sent"), List.of("11", "whole"));
+        assertThat(creating.preCommit(Map.of(P0, new OffsetAndMetadata(5)))).isEqualTo(Map.of(P0,
+                new OffsetAndMetadata(5)));
+        assertThat(query("SELECT id, status FROM orders WHERE id IN (10, 11) ORDER BY "
+                + "id")).containsExactly(List.of("10", "sent"), List.of("11", "whole"));
         assertThat(query("SELECT count(*) FROM pgsink_moved_rows")).containsExactly(List.of("0"));
     }
 
@@ -252,25 +259,31 @@ class PgsinkSinkTaskIT
         task.open(List.of(P0, P1));
         task.put(List.of(keyChange("c", 2, 1, P1, 0)));
         assertThat(context.paused).containsExactly(P1);
-        Awaitility.await("the wait to pass").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+        Awaitility.await("the wait to "
+                + "pass").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
             task.put(List.of());
             assertThat(context.paused).isEmpty();
         });
         task.put(List.of(keyChange("c", 2, 1, P1, 0)));
-        assertThat(task.preCommit(Map.of(P1, new OffsetAndMetadata(1)))).isEqualTo(Map.of(P1, new OffsetAndMetadata(1)));
-        assertThat(query("SELECT id, status FROM orders ORDER BY id")).containsExactly(List.of("1", "shipped"), List.of("2", "shipped"));
+        assertThat(task.preCommit(Map.of(P1, new OffsetAndMetadata(1)))).isEqualTo(Map.of(P1,
+                new OffsetAndMetadata(1)));
+        assertThat(query("SELECT id, status FROM orders ORDER BY id")).containsExactly(List.of("1", "shipped"),
+                List.of("2", "shipped"));
 
         task.put(List.of(keyChange("c", 4, 3, P1, 1)));
-        Awaitility.await("the wait to pass").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+        Awaitility.await("the wait to "
+                + "pass").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
             task.put(List.of());
             assertThat(context.paused).isEmpty();
         });
         task.put(List.of(keyChange("c", 4, 3, P1, 1)));
-        assertThat(task.preCommit(Map.of(P1, new OffsetAndMetadata(2)))).isEqualTo(Map.of(P1, new OffsetAndMetadata(1)));
+        assertThat(task.preCommit(Map.of(P1, new OffsetAndMetadata(2)))).isEqualTo(Map.of(P1,
+                new OffsetAndMetadata(1)));
         assertThatThrownBy(() -> task.put(List.of()))
                 .isInstanceOf(ConnectException.class)
                 .hasMessageContaining("Cannot apply changes to \"" + schema.name() + "\".\"orders\": the source did not send unchanged TOAST values of the new rows of primary-key changes, "
-                        + "and the target no longer has the old rows to take them from: key (4) column(s) [status] moved from key (3).");
+                        + "and the target no longer has the old rows to take them from: key (4) column(s) [status] "
+                        + "moved from key (3).");
     }
 
     @Test

@@ -37,7 +37,8 @@ class SampleConnectorConfigsIT
         List<Path> samples = new ArrayList<>();
         samples.addAll(sinkSamples(PLUGIN_SAMPLES));
         samples.addAll(sinkSamples(DOCKER_SAMPLES));
-        assertThat(samples).as("sink samples").anyMatch(path -> path.startsWith(PLUGIN_SAMPLES)).anyMatch(path -> path.startsWith(DOCKER_SAMPLES));
+        assertThat(samples).as("sink samples").anyMatch(path -> path.startsWith(PLUGIN_SAMPLES)).anyMatch(path
+                -> path.startsWith(DOCKER_SAMPLES));
 
         TestingPostgreSqlServer server = TestingPostgreSqlServer.get();
         for (Path sample : samples) {
@@ -57,10 +58,14 @@ class SampleConnectorConfigsIT
         Map<String, String> config = config(PLUGIN_SAMPLES.resolve("pgsink-sink.json"));
         config.remove("value.converter.replace.null.with.default");
 
-        assertThat(KafkaSinkConfigTest.validationErrors(config)).containsOnlyKeys("value.converter.replace.null.with.default");
+        assertThat(KafkaSinkConfigTest.validationErrors(config))
+                .containsOnlyKeys("value.converter.replace.null.with.default");
     }
 
-    /** The files of {@code directory} that configure this connector (the archive ships every {@code *.json} but the manifest). */
+    /**
+     * The files of {@code directory} that configure this connector (the archive ships every {@code *.json} but the
+     * manifest).
+     */
     private static List<Path> sinkSamples(Path directory)
             throws IOException
     {
@@ -69,7 +74,8 @@ class SampleConnectorConfigsIT
             for (Path file : files.sorted().toList()) {
                 String name = file.getFileName().toString();
                 if (name.endsWith(".json") && !name.equals("manifest.json")
-                        && PgsinkSinkConnector.class.getName().equals(JSON.readTree(file.toFile()).path("config").path("connector.class").asText())) {
+                        && PgsinkSinkConnector.class.getName()
+                                .equals(JSON.readTree(file.toFile()).path("config").path("connector.class").asText())) {
                     samples.add(file);
                 }
             }
@@ -83,7 +89,8 @@ class SampleConnectorConfigsIT
     {
         JsonNode connector = JSON.readTree(sample.toFile());
         Map<String, String> config = new TreeMap<>();
-        connector.path("config").fields().forEachRemaining(field -> config.put(field.getKey(), field.getValue().asText()));
+        connector.path("config").fields().forEachRemaining(field -> config.put(field.getKey(),
+                field.getValue().asText()));
         config.put("name", connector.path("name").asText());
         return config;
     }
