@@ -52,10 +52,10 @@ import static java.util.Objects.requireNonNull;
  *     flush fills it from the old row before deleting that ({@link ChangeEvent#insertMovedFrom}).</li>
  * <li>Any other create with placeholders takes the values from the saved old row, and its flush
  *     deletes that ({@link #taken}). Until the delete's flush saved it (the other partition is
- *     behind), the create's partition waits, alone: it is rewound to the create and paused, and
- *     each {@code put} looks again. After {@code key.change.wait.ms} it is buffered as it is, to
- *     be filled from the old key's target row if there is one (a create replayed after its old
- *     row was taken).</li>
+ *     behind), the create's partition waits, alone: the create and the records after it are kept
+ *     in memory ({@link WaitingRecords}), and each {@code put} looks again (every 50 ms). After
+ *     {@code key.change.wait.ms} it is buffered as it is, to be filled from the old key's target
+ *     row if there is one (a create replayed after its old row was taken).</li>
  * </ul>
  * History tables ({@code table.mode=history}) keep no current row to save: their creates are
  * buffered at once, filled from the buffer as before.
@@ -164,8 +164,8 @@ final class KeyChanges
 
     /**
      * Decides about the create of a key change at {@code position} of {@code partition}, before it
-     * is taken: returns whether it waits (its partition is then rewound to it and paused by the
-     * caller). Otherwise it is to be buffered: filled from its saved row when one was found.
+     * is taken: returns whether it waits (the caller keeps it and the records after it, see
+     * {@link #released}). Otherwise it is to be buffered: filled from its saved row when one was found.
      */
     boolean waits(TopicPartition partition, ChangeEvent create, SourcePosition position)
     {
@@ -211,8 +211,8 @@ final class KeyChanges
     }
 
     /**
-     * Looks for the saved rows of the waiting creates: returns the partitions to resume (their
-     * creates come again), those whose row was found or whose wait passed.
+     * Looks for the saved rows of the waiting creates: returns the partitions whose creates are to
+     * be taken again, those whose row was found or whose wait passed.
      */
     List<TopicPartition> released()
     {
@@ -244,25 +244,6 @@ final class KeyChanges
             }
         }
         return released;
-    }
-
-    /** Whether {@code partition} waits (paused) for the saved row of a create. */
-    boolean waitsIn(TopicPartition partition)
-    {
-        Waiting waited = waiting.get(partition);
-        return waited != null && !waited.released;
-    }
-
-    /** The partitions whose creates wait, paused. */
-    List<TopicPartition> waitingPartitions()
-    {
-        List<TopicPartition> partitions = new ArrayList<>();
-        waiting.forEach((partition, waited) -> {
-            if (!waited.released) {
-                partitions.add(partition);
-            }
-        });
-        return partitions;
     }
 
     int waitingCount()

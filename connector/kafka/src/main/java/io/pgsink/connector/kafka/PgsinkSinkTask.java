@@ -90,6 +90,7 @@ public final class PgsinkSinkTask
     @Nullable
     private ErrantRecords errantRecords;
     private KeyChanges keyChanges;
+    private final WaitingRecords waiting = new WaitingRecords();
     private TaskMetrics metrics;
     /** The newest source commit time of the events buffered since the last flush; 0 when unknown. */
     private long newestSourceMillis;
@@ -220,8 +221,7 @@ public final class PgsinkSinkTask
                 rewind(rewind);
                 context.resume(loaded.toArray(new TopicPartition[0]));
             }
-            partitions.rewound(keyChanges::waitsIn);
-            resumeReleased();
+            takeReleased();
             if (deferredFailure != null) {
                 SinkException failure = deferredFailure;
                 deferredFailure = null;
@@ -274,8 +274,15 @@ public final class PgsinkSinkTask
                     + ", a partition this task was not given");
         }
         long offset = received.kafkaOffset();
-        if (offset < state.next || (state.skipFrom >= 0 && offset >= state.skipFrom)) {
-            // handed again after a retriable failure: buffered (or applied) already; or comes again after a rewind
+        if (offset < state.next) {
+            // handed again after a retriable failure: buffered (or applied) already
+            return;
+        }
+        if (waiting.holds(state.partition)) {
+            // after a create that waits for its old row
+            if (waiting.keep(state.partition, received)) {
+                context.pause(state.partition);
+            }
             return;
         }
         SinkRecord record = received;
@@ -297,7 +304,9 @@ public final class PgsinkSinkTask
         Optional<ChangeEvent> event = map(received, record, position, unreadable);
         if (event.isPresent() && KeyChanges.isMovedCreate(event.get()) && keyChanges.waits(state.partition,
                 event.get(), position)) {
-            waitForOldRow(state, offset);
+            waiting.start(state.partition, received);
+            log.debug("{} - the create of a primary-key change at offset {} of {} waits for its old row; the records "
+                    + "after it in the partition wait with it", name, offset, state.partition);
             return;
         }
 
@@ -359,29 +368,24 @@ public final class PgsinkSinkTask
     }
 
     /**
-     * The create of a key change waits for its old row to be saved: its partition is rewound to it and paused, the
-     * others go on.
+     * Takes again the records of the partitions whose waiting creates found their old rows (or
+     * waited long enough), in order; a failure keeps those not taken for the next attempt.
      */
-    private void waitForOldRow(PartitionState state, long offset)
-    {
-        context.offset(Map.of(state.partition, offset));
-        context.pause(state.partition);
-        state.skipFrom = offset;
-        log.debug("{} - the create of a primary-key change at offset {} of {} waits for its old row; the partition "
-                + "waits with it", name, offset, state.partition);
-    }
-
-    /**
-     * Resumes the partitions whose waiting creates found their old rows (or waited long enough): the creates come
-     * again.
-     */
-    private void resumeReleased()
+    private void takeReleased()
     {
         for (TopicPartition partition : keyChanges.released()) {
-            PartitionState state = partitions.get(partition);
-            if (state != null) {
-                state.skipFrom = -1;
+            List<SinkRecord> records = waiting.take(partition);
+            if (waiting.wasPaused(partition) && partitions.get(partition) != null) {
                 context.resume(partition);
+            }
+            for (int i = 0; i < records.size(); i++) {
+                try {
+                    accept(records.get(i));
+                }
+                catch (RuntimeException e) {
+                    waiting.restore(partition, records.subList(i, records.size()));
+                    throw e;
+                }
             }
         }
     }
@@ -480,6 +484,7 @@ public final class PgsinkSinkTask
         settleInFlight("closing " + closed);
         boolean unflushed = partitions.remove(closed);
         keyChanges.closed(closed);
+        waiting.drop(closed);
         if (unflushed && sink != null) {
             // their positions must not be written by this task any more: drop the whole buffer and take the rest again
             discardBuffer("partitions " + closed + " were closed with records not flushed");
@@ -507,11 +512,10 @@ public final class PgsinkSinkTask
     private void discardBuffer(String reason)
     {
         long events = sink.bufferedEvents();
-        for (TopicPartition partition : keyChanges.waitingPartitions()) {
-            PartitionState state = partitions.get(partition);
-            if (state != null) {
-                // the create comes again after the rewind below, or from where it waited
-                state.skipFrom = -1;
+        List<TopicPartition> waited = waiting.partitions();
+        Map<TopicPartition, Long> firstWaiting = waiting.drop(waited);
+        for (TopicPartition partition : waited) {
+            if (waiting.wasPaused(partition) && partitions.get(partition) != null) {
                 context.resume(partition);
             }
         }
@@ -525,6 +529,12 @@ public final class PgsinkSinkTask
         deferredFailure = null;
         firstBufferedNanos = -1;
         Map<TopicPartition, Long> rewind = partitions.rewindUnflushed();
+        firstWaiting.forEach((partition, offset) -> {
+            if (partitions.get(partition) != null) {
+                // the records kept after a waiting create are read again
+                rewind.putIfAbsent(partition, offset);
+            }
+        });
         rewind(rewind);
         log.info("{} - {}: dropped {} buffered events{}", name, reason, events, rewind.isEmpty() ? "" : "; rewinding " + rewind + " to take them again");
     }

@@ -17,7 +17,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Predicate;
 
 import static java.util.Objects.requireNonNull;
 
@@ -178,20 +177,6 @@ final class TaskPartitions
         }
     }
 
-    /**
-     * Called before each batch: Connect applied the rewinds asked for before it, so records are
-     * taken again from where they were, except in partitions whose create still waits for its
-     * old row ({@link KeyChanges}).
-     */
-    void rewound(Predicate<TopicPartition> waiting)
-    {
-        for (PartitionState state : partitions.values()) {
-            if (state.skipFrom >= 0 && !waiting.test(state.partition)) {
-                state.skipFrom = -1;
-            }
-        }
-    }
-
     /** Forgets {@code closed} and gives up their writer claims; returns whether any had records not flushed. */
     boolean remove(Collection<TopicPartition> closed)
     {
@@ -218,7 +203,6 @@ final class TaskPartitions
                 rewind.put(state.partition, offset);
                 state.next = offset;
                 state.firstUnflushed = -1;
-                state.skipFrom = -1;
             }
         }
         return rewind;
