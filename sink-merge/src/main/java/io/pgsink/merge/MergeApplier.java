@@ -83,6 +83,12 @@ public final class MergeApplier
     private final DeadLetterTable deadLetters;
     private final ChangeMetadata changeMetadata;
     private final MetadataValues metadataValues;
+    /**
+     * The rows key changes move away, saved and taken in each flush ({@link Builder#movedRows}); null when not kept.
+     */
+    @org.jetbrains.annotations.Nullable
+    private final MovedRows.Moves moves;
+    private final MovedRows movedRows;
 
     public MergeApplier(SinkConfig config)
     {
@@ -112,6 +118,8 @@ public final class MergeApplier
         this.metadataValues = new MetadataValues(builder.positionText);
         this.writer = new TableWriter(config, session::readsBinaryCopy, session::bindsSmallBatches, builder.copyListener, metadataValues);
         this.isolator = new RejectedRowIsolator(config.toleratesRejectedRows(), config.tableNameFormat());
+        this.moves = builder.moves;
+        this.movedRows = new MovedRows(config);
         this.deadLetters = new DeadLetterTable(sinkName, SqlIdentifiers.quote(config.offsetsSchema()) + "." + SqlIdentifiers.quote(config.deadLetterTable()));
     }
 
@@ -268,6 +276,10 @@ public final class MergeApplier
                 transaction.positionsStored(head.write(connection, session.dialect(), batch.positions(), claims));
                 start = phases.add(Phase.POSITIONS, start);
             }
+            if (moves != null) {
+                // the old rows of key changes, before the batch deletes them
+                movedRows.write(connection, batch, moves, plans);
+            }
             ApplyMethod method = applyMethod();
             for (TableBatch table : batch.tables()) {
                 current = table;
@@ -388,6 +400,8 @@ public final class MergeApplier
     {
         private final SinkConfig config;
         private TargetConnector connector;
+        @org.jetbrains.annotations.Nullable
+        private MovedRows.Moves moves;
         private Optional<RejectedRowHandler> rejectedRowHandler = Optional.empty();
         private CopyListener copyListener = CopyListener.NONE;
         private Optional<MetricsTrackerFactory> poolMetrics = Optional.empty();
@@ -456,6 +470,16 @@ public final class MergeApplier
         public Builder sourceColumns(SourceColumns sourceColumns)
         {
             this.sourceColumns = requireNonNull(sourceColumns, "sourceColumns is null");
+            return this;
+        }
+
+        /**
+         * Saves the old rows of the key changes {@code moves} names in each flush, and deletes the
+         * saved rows the batch's creates took ({@link MovedRows}), in the flush's transaction.
+         */
+        public Builder movedRows(MovedRows.Moves moves)
+        {
+            this.moves = requireNonNull(moves, "moves is null");
             return this;
         }
 

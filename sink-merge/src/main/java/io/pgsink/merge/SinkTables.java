@@ -59,6 +59,21 @@ final class SinkTables
                 + " PRIMARY KEY (sink_name, source_schema, source_table, chunk))" + dialect.distribution().distributedBy(List.of("sink_name", "source_schema", "source_table", "chunk"));
     }
 
+    /**
+     * The rows primary-key changes moved away ({@link MovedRows}): one per sink, target table, old
+     * key and source commit time, until the create of the new key takes it.
+     */
+    static String movedRowsTable(String qualifiedName, Dialect dialect)
+    {
+        return "CREATE TABLE IF NOT EXISTS " + qualifiedName
+                + " (sink_name text NOT NULL, target_table text NOT NULL, old_key text NOT NULL, source_time_ms "
+                + "bigint NOT NULL, column_names text[] NOT NULL,"
+                + " column_values text[] NOT NULL, moved_at timestamp with time zone NOT NULL,"
+                + " PRIMARY KEY (sink_name, target_table, old_key, source_time_ms))"
+                + dialect.distribution().distributedBy(List.of("sink_name", "target_table", "old_key",
+                "source_time_ms"));
+    }
+
     /** The dead-letter table ({@link DeadLetterTable}): no key, so randomly distributed where tables are distributed. */
     static String deadLetterTable(String qualifiedName, Dialect dialect)
     {

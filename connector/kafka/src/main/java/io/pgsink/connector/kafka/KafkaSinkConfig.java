@@ -63,10 +63,14 @@ public final class KafkaSinkConfig
             .withValidator(ConfigValidator.notEmpty("must not be empty"));
 
     static final ConfigKey<Long> KEY_CHANGE_WAIT_MS_KEY = ConfigKey.optional(KEY_CHANGE_WAIT_MS, ConfigType.LONG, 30_000L,
-                    "How long the delete of a primary-key change (Debezium's delete with header __debezium.newkey) is held back, not applied and its offset not committed, "
-                            + "until its create (header __debezium.oldkey) arrives, so that the create can take the unsent TOAST values from the old row. "
-                            + "While one is held, the records after it in its partition wait. When the time passes, the delete is applied alone and a WARN names the table and key columns; "
-                            + "0 applies such deletes at once.")
+                    "How long the create of a primary-key change (Debezium's create with header "
+                            + "__debezium.oldkey) whose unchanged TOASTed columns carry the placeholder waits for "
+                            + "the old row, which the flush of the change's delete (header __debezium.newkey) saves "
+                            + "in the table pgsink_moved_rows, in whichever task and partition it comes. While it "
+                            + "waits, its partition waits (the others go on); it normally waits until the other "
+                            + "partition's task flushes. When the time passes, the create is applied filled from the "
+                            + "old key's row in the target if there is one (a WARN names table and key columns); "
+                            + "0 does not wait. Deletes are never held back.")
             .withValidator(ConfigValidator.atLeast(0));
 
     static final ConfigKey<RecordFormat> RECORD_FORMAT_KEY = ConfigKey.optional(RECORD_FORMAT, ConfigType.choice(RecordFormat.class), RecordFormat.CONNECT,

@@ -17,11 +17,6 @@ final class PartitionState
     long next = -1;
     /** Offset of the first record taken since the last flush; -1 when none is. */
     long firstUnflushed = -1;
-    /**
-     * Records from this offset on are not taken: the partition was rewound to it (they come again),
-     * see {@link KeyChangeHold}; -1 takes every record.
-     */
-    long skipFrom = -1;
     /** Whether the task claimed the partition's writer generation (see {@code MergeApplier.claim}). */
     boolean claimed;
 

@@ -11,6 +11,8 @@ import io.pgsink.core.Sink;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.merge.MergeApplier;
+import io.pgsink.merge.MovedRows;
+import io.pgsink.merge.TargetConnector;
 import io.pgsink.merge.WriterFencedException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -87,7 +89,8 @@ public final class PgsinkSinkTask
     /** Under errors.tolerance=all with Connect's reporter; null otherwise. */
     @Nullable
     private ErrantRecords errantRecords;
-    private KeyChangeHold holds;
+    private KeyChanges keyChanges;
+    private final WaitingRecords waiting = new WaitingRecords();
     private TaskMetrics metrics;
     /** The newest source commit time of the events buffered since the last flush; 0 when unknown. */
     private long newestSourceMillis;
@@ -111,7 +114,11 @@ public final class PgsinkSinkTask
         name = config.sinkName();
         ErrantRecordReporter reporter = config.sink().toleratesRejectedRows() ? errantRecordReporter() : null;
         metrics = TaskMetrics.of(context);
-        MergeApplier.Builder applierBuilder = MergeApplier.builder(config.sink()).copyListener(metrics::copiedBytes);
+        keyChanges = new KeyChanges(name, new MovedRows(config.sink()), TargetConnector.fromConfig(config.sink()), ()
+                -> applier.dialect(),
+                table -> applier.appendsHistory(table), config.keyChangeWaitMillis());
+        MergeApplier.Builder applierBuilder = MergeApplier.builder(config.sink()).copyListener(metrics::copiedBytes)
+                .movedRows(keyChanges);
         if (reporter != null) {
             ErrantRecords records = new ErrantRecords(name, reporter, partition -> partitions.named(partition));
             applierBuilder.rejectedRowHandler(records::reportRejected);
@@ -123,7 +130,6 @@ public final class PgsinkSinkTask
         mapper = new SinkRecordMapper(config);
         jsonRecords = config.recordFormat() == RecordFormat.DEBEZIUM_JSON ? new DebeziumJsonRecords() : null;
         retryPolicy = new RetryPolicy(name, config.sink().retryBackoff(), context);
-        holds = new KeyChangeHold(config.keyChangeWaitMillis());
         log.info("{} - task started; rows the target refuses {}", name, !config.sink().toleratesRejectedRows() ? "stop the task (errors.tolerance=none)"
                 : reporter != null ? "go to Connect's errant-record reporter" : "go to the dead-letter table " + config.sink().deadLetterTable());
         if (reporter != null && config.sink().flushPolicy().pipelined()) {
@@ -173,6 +179,11 @@ public final class PgsinkSinkTask
         settleInFlight("opening " + opened);
         List<TopicPartition> added = List.copyOf(opened);
         partitions.add(added);
+        if (!added.isEmpty()) {
+            // Connect pauses again at a rebalance what the task paused: a create that waited when its partition was
+            // closed is forgotten
+            context.resume(added.toArray(new TopicPartition[0]));
+        }
         try {
             Map<TopicPartition, Long> rewind = new HashMap<>();
             partitions.load(added, rewind);
@@ -210,7 +221,7 @@ public final class PgsinkSinkTask
                 rewind(rewind);
                 context.resume(loaded.toArray(new TopicPartition[0]));
             }
-            partitions.rewound(holds);
+            takeReleased();
             if (deferredFailure != null) {
                 SinkException failure = deferredFailure;
                 deferredFailure = null;
@@ -223,8 +234,13 @@ public final class PgsinkSinkTask
             for (SinkRecord record : records) {
                 accept(record);
             }
-            releaseExpired();
+            if (keyChanges.deletesBuffered()) {
+                // the creates of these key changes, in other partitions and tasks, may wait for the old rows their
+                // flush saves
+                sink.flush();
+            }
             sink.flushIfDue();
+            keyChanges.prune();
             retryPolicy.succeeded();
             metrics.state(TaskMetrics.State.RUNNING);
         }
@@ -245,7 +261,7 @@ public final class PgsinkSinkTask
             throw e;
         }
         finally {
-            metrics.buffered(sink.bufferedBytes(), holds.size());
+            metrics.buffered(sink.bufferedBytes(), keyChanges.waitingCount());
         }
         scheduleDueFlush();
     }
@@ -258,8 +274,15 @@ public final class PgsinkSinkTask
                     + ", a partition this task was not given");
         }
         long offset = received.kafkaOffset();
-        if (offset < state.next || (state.skipFrom >= 0 && offset >= state.skipFrom)) {
-            // handed again after a retriable failure: buffered (or applied) already; or comes again after a rewind
+        if (offset < state.next) {
+            // handed again after a retriable failure: buffered (or applied) already
+            return;
+        }
+        if (waiting.holds(state.partition)) {
+            // after a create that waits for its old row
+            if (waiting.keep(state.partition, received)) {
+                context.pause(state.partition);
+            }
             return;
         }
         SinkRecord record = received;
@@ -277,16 +300,13 @@ public final class PgsinkSinkTask
                 record = new SinkRecord(received.topic(), received.kafkaPartition(), null, null, null, null, offset);
             }
         }
-        KeyChangeHold.Held blocking = holds.heldIn(state.partition);
-        if (blocking != null && !KeyChangeHold.mayTake(blocking, record)) {
-            waitForHold(state, blocking, offset);
-            return;
-        }
         SourcePosition position = KafkaPositions.position(state.name, offset);
-        // the held delete's tombstone adds nothing to it
-        Optional<ChangeEvent> event = blocking != null && KeyChangeHold.isTombstoneOf(blocking, record) ? Optional.empty() : map(received, record, position, unreadable);
-        if (blocking != null && !KeyChangeHold.isTombstoneOf(blocking, record) && (event.isEmpty() || !KeyChangeHold.completes(blocking, event.get()))) {
-            waitForHold(state, blocking, offset);
+        Optional<ChangeEvent> event = map(received, record, position, unreadable);
+        if (event.isPresent() && KeyChanges.isMovedCreate(event.get()) && keyChanges.waits(state.partition,
+                event.get(), position)) {
+            waiting.start(state.partition, received);
+            log.debug("{} - the create of a primary-key change at offset {} of {} waits for its old row; the records "
+                    + "after it in the partition wait with it", name, offset, state.partition);
             return;
         }
 
@@ -307,7 +327,7 @@ public final class PgsinkSinkTask
             newestSourceMillis = event.get().sourceTimeMillis();
         }
         try {
-            deliver(state, record, position, event, blocking);
+            deliver(record, position, event);
         }
         catch (RuntimeException e) {
             // the sink may have buffered the event before a flush failed; if it did not, the record is to be taken again
@@ -325,102 +345,48 @@ public final class PgsinkSinkTask
         }
     }
 
-    /** Buffers the record's event, or holds it back (the delete of a key change, see {@link KeyChangeHold}). */
-    private void deliver(PartitionState state, SinkRecord record, SourcePosition position, Optional<ChangeEvent> event, KeyChangeHold.@Nullable Held blocking)
+    /**
+     * Buffers the record's event; the delete of a key change after a flush of any change of its old key, see {@link
+     * KeyChanges}.
+     */
+    private void deliver(SinkRecord record, SourcePosition position, Optional<ChangeEvent> event)
     {
-        if (blocking != null && KeyChangeHold.isTombstoneOf(blocking, record)) {
-            blocking.last = position;
-            return;
-        }
         if (event.isEmpty()) {
             sink.advance(position);
             return;
         }
         ChangeEvent change = event.get();
-        if (holds.holds(state.partition, record, change)) {
-            for (KeyChangeHold.Held overtaken : holds.overtakenBy(change)) {
-                release(overtaken, "a later change of its key at " + position + " came first");
+        if (KeyChanges.isKeyChangeDelete(record, change)) {
+            if (keyChanges.flushesBefore(change)) {
+                // the old row is saved from the target: it must be the row the source moved
+                sink.flush();
             }
-            holds.hold(state.partition, record, change, System.nanoTime());
-            return;
+            keyChanges.deleted(change, position);
         }
-        if (KeyChangeHold.isMovedCreate(change)) {
-            KeyChangeHold.Held pair = holds.pairOf(change);
-            if (pair != null) {
-                endHold(pair, () -> {
-                    sink.acceptKeyChange(pair.delete, change);
-                    if (!pair.partition.equals(state.partition)) {
-                        // the create's position is stored with its own partition; the delete's partition moves past the delete
-                        sink.advance(pair.last);
-                    }
-                });
-                return;
-            }
-        }
-        for (KeyChangeHold.Held overtaken : holds.overtakenBy(change)) {
-            release(overtaken, "a later change of its key at " + position + " came first");
-        }
+        keyChanges.touch(change);
         sink.accept(change);
     }
 
-    /** A record of a partition whose key-change delete is held: given back to Connect, which hands it again after the hold. */
-    private void waitForHold(PartitionState state, KeyChangeHold.Held held, long offset)
+    /**
+     * Takes again the records of the partitions whose waiting creates found their old rows (or
+     * waited long enough), in order; a failure keeps those not taken for the next attempt.
+     */
+    private void takeReleased()
     {
-        if (held.rewoundTo < 0) {
-            held.rewoundTo = offset;
-            context.offset(Map.of(state.partition, offset));
-            context.pause(state.partition);
-            log.debug("{} - {} waits for its create; the records after it in {} wait too", name, held.describe(), state.partition);
-        }
-        state.skipFrom = held.rewoundTo;
-    }
-
-    /** Buffers held deletes whose wait passed. */
-    private void releaseExpired()
-    {
-        if (holds.isEmpty()) {
-            return;
-        }
-        for (KeyChangeHold.Held held : holds.expired(System.nanoTime())) {
-            release(held, "it did not arrive within " + KafkaSinkConfig.KEY_CHANGE_WAIT_MS + "=" + config.keyChangeWaitMillis() + " ms");
-        }
-    }
-
-    /** Buffers a held delete alone. */
-    private void release(KeyChangeHold.Held held, String reason)
-    {
-        endHold(held, () -> {
-            sink.accept(held.delete);
-            if (!held.last.equals(held.delete.position())) {
-                sink.advance(held.last);
+        for (TopicPartition partition : keyChanges.released()) {
+            List<SinkRecord> records = waiting.take(partition);
+            if (waiting.wasPaused(partition) && partitions.get(partition) != null) {
+                context.resume(partition);
             }
-        });
-        log.warn("{} - applying {} without its create: {}. If the create comes later (from a partition of another task, or after more lag than that), "
-                + "it finds no old row to take unchanged TOAST values from and fails, or goes to the dead-letter queue under errors.tolerance=all", name, held.describe(), reason);
-    }
-
-    /** Ends a hold once {@code buffer} gave its delete to the sink; a failure before the sink took it keeps the hold. */
-    private void endHold(KeyChangeHold.Held held, Runnable buffer)
-    {
-        long flushesBefore = flushes;
-        long eventsBefore = sink.bufferedEvents();
-        try {
-            buffer.run();
-        }
-        catch (RuntimeException e) {
-            if (buffered(flushesBefore, eventsBefore)) {
-                endHold(held);
+            for (int i = 0; i < records.size(); i++) {
+                try {
+                    accept(records.get(i));
+                }
+                catch (RuntimeException e) {
+                    waiting.restore(partition, records.subList(i, records.size()));
+                    throw e;
+                }
             }
-            throw e;
-        }
-        endHold(held);
-    }
-
-    private void endHold(KeyChangeHold.Held held)
-    {
-        holds.remove(held);
-        if (held.rewoundTo >= 0 && partitions.get(held.partition) != null) {
-            context.resume(held.partition);
         }
     }
 
@@ -472,7 +438,7 @@ public final class PgsinkSinkTask
     private void scheduleDueFlush()
     {
         long now = System.nanoTime();
-        long due = holds.millisToFirstDeadline(now);
+        long due = keyChanges.millisToNextLook();
         if (sink.bufferedEvents() > 0 && firstBufferedNanos >= 0) {
             long flushDue = config.sink().flushPolicy().intervalMillis() - (now - firstBufferedNanos) / 1_000_000;
             due = due < 0 ? flushDue : Math.min(due, flushDue);
@@ -496,7 +462,6 @@ public final class PgsinkSinkTask
     {
         if (sink != null && deferredFailure == null) {
             try {
-                releaseExpired();
                 sink.flush();
                 // with flush.pipelined: the batch just handed off commits before its offsets are reported
                 sink.awaitApplied();
@@ -518,9 +483,8 @@ public final class PgsinkSinkTask
         // a batch in flight commits (or fails) before the partitions are given up
         settleInFlight("closing " + closed);
         boolean unflushed = partitions.remove(closed);
-        for (KeyChangeHold.Held held : holds.held()) {
-            unflushed |= closed.contains(held.partition);
-        }
+        keyChanges.closed(closed);
+        waiting.drop(closed);
         if (unflushed && sink != null) {
             // their positions must not be written by this task any more: drop the whole buffer and take the rest again
             discardBuffer("partitions " + closed + " were closed with records not flushed");
@@ -548,11 +512,14 @@ public final class PgsinkSinkTask
     private void discardBuffer(String reason)
     {
         long events = sink.bufferedEvents();
-        for (KeyChangeHold.Held held : holds.held()) {
-            events++;
-            endHold(held);
+        List<TopicPartition> waited = waiting.partitions();
+        Map<TopicPartition, Long> firstWaiting = waiting.drop(waited);
+        for (TopicPartition partition : waited) {
+            if (waiting.wasPaused(partition) && partitions.get(partition) != null) {
+                context.resume(partition);
+            }
         }
-        holds.clear();
+        keyChanges.clear();
         sink.close();
         sink = newSink();
         if (errantRecords != null) {
@@ -562,6 +529,12 @@ public final class PgsinkSinkTask
         deferredFailure = null;
         firstBufferedNanos = -1;
         Map<TopicPartition, Long> rewind = partitions.rewindUnflushed();
+        firstWaiting.forEach((partition, offset) -> {
+            if (partitions.get(partition) != null) {
+                // the records kept after a waiting create are read again
+                rewind.putIfAbsent(partition, offset);
+            }
+        });
         rewind(rewind);
         log.info("{} - {}: dropped {} buffered events{}", name, reason, events, rewind.isEmpty() ? "" : "; rewinding " + rewind + " to take them again");
     }
@@ -578,8 +551,9 @@ public final class PgsinkSinkTask
         if (errantRecords != null) {
             errantRecords.clear();
         }
-        if (holds != null) {
-            holds.clear();
+        if (keyChanges != null) {
+            keyChanges.clear();
+            keyChanges.close();
         }
         log.info("{} - task stopped", name);
     }
@@ -601,6 +575,7 @@ public final class PgsinkSinkTask
             flushes++;
             firstBufferedNanos = -1;
             handedOffSourceMillis = newestSourceMillis;
+            keyChanges.handedOff();
             newestSourceMillis = 0;
             if (errantRecords != null) {
                 errantRecords.clear();
@@ -612,10 +587,7 @@ public final class PgsinkSinkTask
         {
             retryFlush = false;
             partitions.flushed(batch.positions().values(), !sink.applying() && sink.bufferedEvents() == 0);
-            for (KeyChangeHold.Held held : holds.held()) {
-                // held back, so not flushed
-                partitions.unflushed(held.partition, held.offset());
-            }
+            keyChanges.committed(batch.positions());
             metrics.flushed(batch, elapsedNanos, handedOffSourceMillis);
             if (log.isDebugEnabled()) {
                 log.debug("{} - flushed {} events ({} tables) in {} ms", name, batch.events(), batch.tables().size(), elapsedNanos / 1_000_000);

@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>{@code copy-bytes-total}: CSV bytes sent with COPY;</li>
  * <li>{@code buffer-bytes}: estimated heap of the rows buffered for the next flush;</li>
  * <li>{@code source-lag-ms}: at the last flush, how long after its source commit the newest change was applied;</li>
- * <li>{@code key-change-deletes-held}: deletes of key changes waiting for their creates;</li>
+ * <li>{@code key-change-creates-waiting}: creates of key changes waiting for their old rows (their partitions
+ * wait);</li>
  * <li>{@code state}: {@code RUNNING}, {@code RETRYING} (a transient failure is being retried) or {@code FAILED}.</li>
  * </ul>
  * On a worker without plugin metrics (before 4.1) the task has none. Written by the task's thread,
@@ -52,7 +53,7 @@ final class TaskMetrics
     private final AtomicLong copyBytes = new AtomicLong();
     private volatile long bufferBytes;
     private volatile long lagMillis;
-    private volatile long held;
+    private volatile long waiting;
     private volatile State state = State.RUNNING;
     @Nullable
     private final Sensor flushTime;
@@ -72,7 +73,9 @@ final class TaskMetrics
         gauge(metrics, "copy-bytes-total", "CSV bytes sent to the target with COPY", copyBytes::get);
         gauge(metrics, "buffer-bytes", "Estimated heap of the rows buffered for the next flush", () -> bufferBytes);
         gauge(metrics, "source-lag-ms", "At the last flush, the time from source commit to target commit of the newest change applied", () -> lagMillis);
-        gauge(metrics, "key-change-deletes-held", "Deletes of primary-key changes waiting for their creates (key.change.wait.ms)", () -> held);
+        gauge(metrics, "key-change-creates-waiting",
+                "Creates of primary-key changes waiting for their old rows, saved by the flushes of their deletes "
+                + "(key.change.wait.ms)", () -> waiting);
         metrics.addMetric(metrics.metricName("state", "RUNNING, RETRYING (a transient failure is being retried) or FAILED", new LinkedHashMap<>()),
                 (Gauge<String>) (config, now) -> state.name());
         Sensor sensor = metrics.addSensor("flush-time");
@@ -114,10 +117,10 @@ final class TaskMetrics
         copyBytes.addAndGet(bytes);
     }
 
-    void buffered(long bytes, long heldDeletes)
+    void buffered(long bytes, long waitingCreates)
     {
         bufferBytes = bytes;
-        held = heldDeletes;
+        waiting = waitingCreates;
     }
 
     void flushed(Batch batch, long elapsedNanos, long newestSourceMillis)

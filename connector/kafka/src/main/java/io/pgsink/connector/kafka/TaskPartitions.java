@@ -177,22 +177,6 @@ final class TaskPartitions
         }
     }
 
-    /**
-     * Called before each batch: Connect applied the rewinds asked for before it, so records are
-     * taken again from where they were, except in partitions still waiting for a held delete.
-     */
-    void rewound(KeyChangeHold holds)
-    {
-        for (PartitionState state : partitions.values()) {
-            if (state.skipFrom >= 0) {
-                KeyChangeHold.Held held = holds.heldIn(state.partition);
-                if (held == null || held.rewoundTo < 0) {
-                    state.skipFrom = -1;
-                }
-            }
-        }
-    }
-
     /** Forgets {@code closed} and gives up their writer claims; returns whether any had records not flushed. */
     boolean remove(Collection<TopicPartition> closed)
     {
@@ -219,7 +203,6 @@ final class TaskPartitions
                 rewind.put(state.partition, offset);
                 state.next = offset;
                 state.firstUnflushed = -1;
-                state.skipFrom = -1;
             }
         }
         return rewind;

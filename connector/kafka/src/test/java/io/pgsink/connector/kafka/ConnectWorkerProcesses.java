@@ -2,6 +2,7 @@ package io.pgsink.connector.kafka;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pgsink.copy.testing.TestingSchema;
 import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
 import org.awaitility.core.ConditionFactory;
 import org.jetbrains.annotations.Nullable;
@@ -19,6 +20,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -56,6 +58,40 @@ final class ConnectWorkerProcesses
         this.buildDirectory = buildDirectory;
         this.group = group;
         this.pluginPath = List.copyOf(pluginPath);
+    }
+
+    /**
+     * Worker settings for tests that kill workers: Kafka's committed offsets lag the target by
+     * seconds (a worker killed in between leaves them behind it), and a dead worker's tasks and
+     * partitions go to the new one quickly.
+     */
+    static Map<String, String> failoverSettings()
+    {
+        return Map.of("offset.flush.interval.ms", "4000", "session.timeout.ms", "6000", "heartbeat.interval.ms",
+                "1000", "scheduled.rebalance.max.delay.ms", "0",
+                "consumer.session.timeout.ms", "6000", "consumer.heartbeat.interval.ms", "1000");
+    }
+
+    /**
+     * A pgsink connector reading {@code topics} of Debezium envelopes written by JsonConverter with
+     * schemas, into {@code schema} (tables named as the source's, positions there too), with two tasks.
+     */
+    static Map<String, String> jsonConnector(TestingSchema schema, String topics)
+    {
+        Map<String, String> config = new HashMap<>();
+        config.put("connector.class", PgsinkSinkConnector.class.getName());
+        config.put("tasks.max", "2");
+        config.put("topics", topics);
+        config.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
+        config.put("key.converter.schemas.enable", "true");
+        config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        config.put("value.converter.schemas.enable", "true");
+        config.put("value.converter.replace.null.with.default", "false");
+        config.put("target.url", schema.server().jdbcUrl());
+        schema.server().properties().forEach((key, value) -> config.put("target." + key, (String) value));
+        config.put("target.table.name.format", schema.name() + ".${table}");
+        config.put("offsets.schema", schema.name());
+        return config;
     }
 
     /** The module's build directory, which failsafe names in PGSINK_BUILD_DIRECTORY. */

@@ -101,16 +101,8 @@ class KafkaConnectCrashIT
     private int startWorker(int number)
             throws IOException
     {
-        Map<String, String> worker = new HashMap<>();
-        // Kafka's committed offsets lag the target by seconds: a worker killed in between leaves them behind it
-        worker.put("offset.flush.interval.ms", "4000");
-        // a dead worker's tasks and partitions go to the new one quickly
-        worker.put("session.timeout.ms", "6000");
-        worker.put("heartbeat.interval.ms", "1000");
-        worker.put("scheduled.rebalance.max.delay.ms", "0");
-        worker.put("consumer.session.timeout.ms", "6000");
-        worker.put("consumer.heartbeat.interval.ms", "1000");
-        return workers.start("worker-" + number, worker, List.of("-Xmx512m"), await("worker " + number + " to answer"));
+        return workers.start("worker-" + number, ConnectWorkerProcesses.failoverSettings(), List.of("-Xmx512m"),
+                await("worker " + number + " to answer"));
     }
 
     @Test
@@ -221,19 +213,7 @@ class KafkaConnectCrashIT
     private void createConnector(int port, String topics)
             throws Exception
     {
-        Map<String, String> config = new HashMap<>();
-        config.put("connector.class", PgsinkSinkConnector.class.getName());
-        config.put("tasks.max", "2");
-        config.put("topics", topics);
-        config.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
-        config.put("key.converter.schemas.enable", "true");
-        config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
-        config.put("value.converter.schemas.enable", "true");
-        config.put("value.converter.replace.null.with.default", "false");
-        config.put("target.url", schema.server().jdbcUrl());
-        schema.server().properties().forEach((key, value) -> config.put("target." + key, (String) value));
-        config.put("target.table.name.format", schema.name() + ".${table}");
-        config.put("offsets.schema", schema.name());
+        Map<String, String> config = ConnectWorkerProcesses.jsonConnector(schema, topics);
         config.put("tables.without.key", "append-only");
         config.put("flush.max.events", "50");
         config.put("flush.interval.ms", "100");

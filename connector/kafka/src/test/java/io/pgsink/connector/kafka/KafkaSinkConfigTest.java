@@ -181,7 +181,7 @@ class KafkaSinkConfigTest
     }
 
     /** What {@link PgsinkSinkConnector#validate} says, by key, for the keys it finds wrong. */
-    private static Map<String, List<String>> validationErrors(Map<String, String> properties)
+    static Map<String, List<String>> validationErrors(Map<String, String> properties)
     {
         Config result = new PgsinkSinkConnector().validate(properties);
         Map<String, List<String>> errors = new HashMap<>();

@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -81,7 +82,7 @@ class PgsinkSinkTaskIT
     void createTables()
             throws SQLException
     {
-        schema.execute("DROP TABLE IF EXISTS orders, events, pgsink_offsets, pgsink_dead_letters",
+        schema.execute("DROP TABLE IF EXISTS orders, events, pgsink_offsets, pgsink_dead_letters, pgsink_moved_rows",
                 "CREATE TABLE orders (id bigint PRIMARY KEY, status varchar(8))",
                 "CREATE TABLE events (id bigint NOT NULL, note text)");
     }
@@ -165,24 +166,74 @@ class PgsinkSinkTaskIT
     }
 
     /**
-     * The create of a key change, whose unchanged values Debezium did not send, takes them from the
-     * old key's row, whether its delete came first in the same batch or comes after it, in a later
-     * flush (the two travel on the partitions of their keys).
+     * The delete of a key change is applied at once, whichever task its create reaches: its flush
+     * saves the old row in pgsink_moved_rows, and the create, whose unchanged values Debezium did
+     * not send, takes them from there in another task. A create that comes before its delete
+     * was applied waits, its partition alone paused, until the delete's flush saved the old row.
+     * A create whose delete is in the same buffer is filled from the old row by the flush.
      */
     @Test
-    void theCreateOfAKeyChangeTakesUnsentValuesFromTheOldKeysRow()
+    void keyChangesNeverHoldTheDeleteAndTheCreateTakesTheOldRowInWhicheverTask()
             throws SQLException
     {
-        schema.execute("INSERT INTO orders VALUES (1, 'shipped'), (3, 'paid')");
-        PgsinkSinkTask task = start(new TestingSinkTaskContext(properties(Map.of()), null));
-        task.open(List.of(P0, P1));
-        task.put(List.of(keyChange("d", 1, 2, P1, 0), keyChange("c", 2, 1, P0, 0)));
-        task.put(List.of(keyChange("c", 4, 3, P0, 1)));
-        task.preCommit(Map.of(P0, new OffsetAndMetadata(2), P1, new OffsetAndMetadata(1)));
-        assertThat(query("SELECT id, status FROM orders ORDER BY id")).containsExactly(List.of("2", "shipped"), List.of("3", "paid"), List.of("4", "paid"));
-        task.put(List.of(keyChange("d", 3, 4, P1, 1)));
-        task.preCommit(Map.of(P0, new OffsetAndMetadata(2), P1, new OffsetAndMetadata(2)));
-        assertThat(query("SELECT id, status FROM orders ORDER BY id")).containsExactly(List.of("2", "shipped"), List.of("4", "paid"));
+        schema.execute("INSERT INTO orders VALUES (1, 'shipped'), (3, 'paid'), (5, 'new'), (8, 'old')");
+        TopicPartition p2 = new TopicPartition(TOPIC, 2);
+        TestingSinkTaskContext deletes = new TestingSinkTaskContext(properties(Map.of()), null);
+        TestingSinkTaskContext creates = new TestingSinkTaskContext(properties(Map.of()), null);
+        PgsinkSinkTask deleting = start(deletes);
+        PgsinkSinkTask creating = start(creates);
+        deleting.open(List.of(P1));
+        creating.open(List.of(P0, p2));
+
+        // the delete first: applied at once, with its tombstone, and its old row saved
+        deleting.put(List.of(keyChange("d", 1, 2, P1, 0), keyChangeTombstone(1, 2, P1, 1)));
+        assertThat(deleting.preCommit(Map.of(P1, new OffsetAndMetadata(2)))).isEqualTo(Map.of(P1,
+                new OffsetAndMetadata(2)));
+        assertThat(query("SELECT count(*) FROM orders WHERE id = 1")).containsExactly(List.of("0"));
+        assertThat(query("SELECT count(*) FROM pgsink_moved_rows")).containsExactly(List.of("1"));
+        // its create, in another task, takes the old row's values, and the saved row is gone with its flush
+        creating.put(List.of(keyChange("c", 2, 1, P0, 0)));
+        assertThat(creating.preCommit(Map.of(P0, new OffsetAndMetadata(1)))).isEqualTo(Map.of(P0,
+                new OffsetAndMetadata(1)));
+        assertThat(query("SELECT id, status FROM orders WHERE id IN (1, 2)")).containsExactly(List.of("2", "shipped"));
+        assertThat(query("SELECT count(*) FROM pgsink_moved_rows")).containsExactly(List.of("0"));
+
+        // the create first: its partition waits (its records kept, not taken), the task's other partition goes on
+        creating.put(List.of(keyChange("c", 4, 3, P0, 1), order("c", 9, "new", P0, 2), order("c", 6, "new", p2, 0)));
+        assertThat(creates.paused).isEmpty();
+        assertThat(creates.rewinds).doesNotContainKey(P0);
+        assertThat(creating.preCommit(Map.of(P0, new OffsetAndMetadata(3), p2, new OffsetAndMetadata(1))))
+                .isEqualTo(Map.of(P0, new OffsetAndMetadata(1), p2, new OffsetAndMetadata(1)));
+        assertThat(query("SELECT id FROM orders WHERE id IN (4, 6, 9) ORDER BY id")).containsExactly(List.of("6"));
+        assertThat(creates.timeout).as("a call to look again").isBetween(1L, 1_000L);
+        // a change of the old key before its delete, in the delete's buffer: flushed first, so the saved row has it
+        deleting.put(List.of(order("u", 3, "changed", P1, 2), keyChange("d", 3, 4, P1, 3)));
+        deleting.preCommit(Map.of(P1, new OffsetAndMetadata(4)));
+        Awaitility.await("the waiting create to find its old row").atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(60)).untilAsserted(() -> {
+                    // a record Connect hands again after a retriable failure is taken once
+                    creating.put(List.of(order("c", 9, "new", P0, 2)));
+                    assertThat(creating.preCommit(Map.of(P0, new OffsetAndMetadata(3))))
+                            .isEqualTo(Map.of(P0, new OffsetAndMetadata(3)));
+                });
+        assertThat(query("SELECT id, status FROM orders WHERE id IN (3, 4, 9) ORDER BY "
+                + "id")).containsExactly(List.of("4", "changed"), List.of("9", "new"));
+
+        // delete and create in one buffer: the flush fills the create from the old row, nothing is saved
+        deleting.put(List.of(keyChange("d", 5, 7, P1, 4), keyChange("c", 7, 5, P1, 5)));
+        deleting.preCommit(Map.of(P1, new OffsetAndMetadata(6)));
+        assertThat(query("SELECT id, status FROM orders WHERE id IN (5, 7)")).containsExactly(List.of("7", "new"));
+        // a create with every value never waits
+        creating.put(List.of(order("c", 10, "sent", P0, 3)));
+        SinkRecord moved = order("c", 11, "whole", P0, 4);
+        moved.headers().add(KeyChangeHeaders.OLD_KEY, orders.key(8L), KEY);
+        creating.put(List.of(moved));
+        assertThat(creates.paused).isEmpty();
+        assertThat(creating.preCommit(Map.of(P0, new OffsetAndMetadata(5)))).isEqualTo(Map.of(P0,
+                new OffsetAndMetadata(5)));
+        assertThat(query("SELECT id, status FROM orders WHERE id IN (10, 11) ORDER BY "
+                + "id")).containsExactly(List.of("10", "sent"), List.of("11", "whole"));
+        assertThat(query("SELECT count(*) FROM pgsink_moved_rows")).containsExactly(List.of("0"));
     }
 
     /** The tombstone Debezium writes after the delete of a key change, with the delete's header. */
@@ -194,78 +245,45 @@ class PgsinkSinkTaskIT
     }
 
     /**
-     * The delete of a key change whose create has not come yet is held back, across puts and
-     * flushes: not applied, its offset not committed, so that the create, when it comes, takes
-     * the unsent values from the old row. The records after the delete in its partition wait
-     * (given back to Connect, the partition paused) until the create comes.
+     * A create whose old row is not saved within key.change.wait.ms is applied filled from the old
+     * key's row in the target when there is one; without one, it fails saying why.
      */
     @Test
-    void theDeleteOfAKeyChangeWaitsForItsCreateAcrossPutsAndFlushes()
-            throws SQLException
-    {
-        schema.execute("INSERT INTO orders VALUES (1, 'shipped'), (5, 'paid')");
-        TestingSinkTaskContext context = new TestingSinkTaskContext(properties(Map.of("delete.on.tombstone", "true")), null);
-        PgsinkSinkTask task = start(context);
-        task.open(List.of(P0, P1));
-        task.put(List.of(order("c", 3, "new", P0, 0), keyChange("d", 1, 2, P0, 1)));
-        // a flush comes between the delete and its create: the delete is not applied, nor is its offset committed
-        assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(2)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(1)));
-        assertThat(query("SELECT id, status FROM orders ORDER BY id")).containsExactly(List.of("1", "shipped"), List.of("3", "new"), List.of("5", "paid"));
-        assertThat(context.timeout).as("a call when the wait ends").isBetween(1L, 30_000L);
-
-        // the tombstone joins the held delete; another record of its partition comes again after the hold
-        task.put(List.of(keyChangeTombstone(1, 2, P0, 2), order("c", 4, "new", P0, 3), order("c", 9, "new", P0, 4), order("c", 6, "new", P1, 0)));
-        assertThat(context.rewinds).isEqualTo(Map.of(P0, 3L));
-        assertThat(context.paused).containsExactly(P0);
-        assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(5), P1, new OffsetAndMetadata(1)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(1), P1, new OffsetAndMetadata(1)));
-        assertThat(query("SELECT id FROM orders ORDER BY id")).containsExactly(List.of("1"), List.of("3"), List.of("5"), List.of("6"));
-
-        // the create, from another partition, ends the hold
-        task.put(List.of(keyChange("c", 2, 1, P1, 1)));
-        assertThat(context.paused).isEmpty();
-        // Connect hands the partition's records again from the rewind
-        task.put(List.of(order("c", 4, "new", P0, 3), order("c", 9, "new", P0, 4)));
-        assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(5), P1, new OffsetAndMetadata(2)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(5), P1, new OffsetAndMetadata(2)));
-        assertThat(query("SELECT id, status FROM orders ORDER BY id"))
-                .containsExactly(List.of("2", "shipped"), List.of("3", "new"), List.of("4", "new"), List.of("5", "paid"), List.of("6", "new"), List.of("9", "new"));
-
-        // in one partition, split across puts: delete, tombstone, create
-        task.put(List.of(keyChange("d", 5, 7, P0, 5)));
-        task.preCommit(Map.of(P0, new OffsetAndMetadata(6)));
-        task.put(List.of(keyChangeTombstone(5, 7, P0, 6)));
-        task.preCommit(Map.of(P0, new OffsetAndMetadata(7)));
-        assertThat(query("SELECT count(*) FROM orders WHERE id = 5")).containsExactly(List.of("1"));
-        task.put(List.of(keyChange("c", 7, 5, P0, 7)));
-        assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(8)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(8)));
-        assertThat(query("SELECT id, status FROM orders WHERE id IN (5, 7)")).containsExactly(List.of("7", "paid"));
-        assertThat(query("SELECT source_offset FROM pgsink_offsets WHERE sink_name = 'orders-sink' AND source_partition = '" + TOPIC + "-0'")).containsExactly(List.of("7"));
-    }
-
-    /**
-     * A held delete whose create does not come within key.change.wait.ms is applied alone; a
-     * create coming after that fails, saying that the key change's delete was applied first.
-     */
-    @Test
-    void aDeleteWhoseCreateDoesNotComeInTimeIsAppliedAndTheLateCreateSaysWhy()
+    void aCreateWhoseOldRowDoesNotComeInTimeIsFilledFromTheTargetOrSaysWhy()
             throws SQLException
     {
         schema.execute("INSERT INTO orders VALUES (1, 'shipped')");
         TestingSinkTaskContext context = new TestingSinkTaskContext(properties(Map.of("key.change.wait.ms", "200")), null);
         PgsinkSinkTask task = start(context);
         task.open(List.of(P0, P1));
-        task.put(List.of(keyChange("d", 1, 2, P0, 0)));
-        Awaitility.await("the held delete to be applied").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
-            task.put(List.of());
-            assertThat(task.preCommit(Map.of(P0, new OffsetAndMetadata(1)))).isEqualTo(Map.of(P0, new OffsetAndMetadata(1)));
-        });
-        assertThat(query("SELECT count(*) FROM orders")).containsExactly(List.of("0"));
         task.put(List.of(keyChange("c", 2, 1, P1, 0)));
         assertThat(task.preCommit(Map.of(P1, new OffsetAndMetadata(1)))).isEmpty();
-        assertThatThrownBy(() -> task.put(List.of()))
-                .isInstanceOf(ConnectException.class)
-                .hasMessageContaining("Cannot apply changes to \"" + schema.name() + "\".\"orders\": the source did not send unchanged TOAST values of the new rows of primary-key changes, "
-                        + "and the target no longer has the old rows to take them from: key (2) column(s) [status] moved from key (1). "
-                        + "The delete of each key change was applied before its create, in an earlier flush");
+        Awaitility.await("the wait to pass").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() -> {
+                    task.put(List.of());
+                    assertThat(task.preCommit(Map.of(P1, new OffsetAndMetadata(1))))
+                            .isEqualTo(Map.of(P1, new OffsetAndMetadata(1)));
+                });
+        assertThat(query("SELECT id, status FROM orders ORDER BY id"))
+                .containsExactly(List.of("1", "shipped"), List.of("2", "shipped"));
+
+        task.put(List.of(keyChange("c", 4, 3, P1, 1)));
+        AtomicReference<ConnectException> failure = new AtomicReference<>();
+        Awaitility.await("the wait to pass").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+            try {
+                task.put(List.of());
+                task.preCommit(Map.of(P1, new OffsetAndMetadata(2)));
+                return false;
+            }
+            catch (ConnectException e) {
+                failure.set(e);
+                return true;
+            }
+        });
+        assertThat(failure.get()).hasMessageContaining("Cannot apply changes to \"" + schema.name() + "\".\"orders\": "
+                + "the source did not send unchanged TOAST values of the new rows of primary-key changes, and the "
+                + "target no longer has the old rows to take them from: key (4) column(s) [status] moved from key (3).");
     }
 
     @Test
