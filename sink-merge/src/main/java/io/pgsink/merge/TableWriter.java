@@ -381,8 +381,10 @@ final class TableWriter
         StringBuilder message = new StringBuilder("Cannot apply changes to " + plan.target.id() + ": the source did not send unchanged TOAST values");
         if (!moved.isEmpty()) {
             message.append(" of the new rows of primary-key changes, and the target no longer has the old rows to take them from: ").append(String.join("; ", moved))
-                    .append(". The delete of each key change was applied before its create, in an earlier flush (Kafka Connect: the create did not arrive within key.change.wait.ms,"
-                            + " or came to another task; see the WARN that named the delete), or the target never had the old row.");
+                    .append(". The delete of each key change was applied before its create, in an earlier flush"
+                            + " (Kafka Connect: the old row was not saved in pgsink_moved_rows within key.change.wait.ms,"
+                            + " or was cleaned up before the create came; see the WARN that named the create),"
+                            + " or the target never had the old row.");
         }
         if (!missing.isEmpty()) {
             message.append(moved.isEmpty() ? " and" : " For other rows,").append(" the target has no row to take them from: ").append(String.join("; ", missing))
