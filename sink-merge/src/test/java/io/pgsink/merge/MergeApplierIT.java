@@ -40,7 +40,7 @@ class MergeApplierIT
     @Override
     protected TestingPostgreSqlServer server()
     {
-        return TestingPostgreSqlServer.get();
+        return TestingPostgreSqlServer.target();
     }
 
     @Override

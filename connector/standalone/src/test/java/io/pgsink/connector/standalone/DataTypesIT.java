@@ -1,9 +1,8 @@
 package io.pgsink.connector.standalone;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -22,7 +21,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * streaming (rows inserted, then updated, while it runs), with the default, lossless conversion
  * modes.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DataTypesIT
 {
     /**
@@ -144,19 +142,19 @@ class DataTypesIT
     private TestingDatabase source;
     private TestingDatabase target;
 
-    @BeforeAll
+    @BeforeEach
     void createDatabases()
             throws Exception
     {
         source = TestingDatabase.create("pgsink_types_source");
-        target = TestingDatabase.create("pgsink_types_target");
+        target = TestingDatabase.createTarget("pgsink_types_target");
         for (TestingDatabase database : List.of(source, target)) {
             database.execute(TYPES);
         }
         source.execute(createTable());
     }
 
-    @AfterAll
+    @AfterEach
     void dropDatabases()
             throws Exception
     {
