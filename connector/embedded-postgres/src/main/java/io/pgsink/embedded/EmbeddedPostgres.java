@@ -37,9 +37,11 @@ import java.util.stream.Stream;
  * A PostgreSQL with {@code wal_level=logical} in a temporary directory: the quickstart's server on a
  * machine without one, and the integration tests' server on a machine with neither a database URL
  * nor Docker. The server binaries come from the {@code io.zonky.test.postgres} Maven artifacts on
- * the classpath (an {@code .txz} of a relocatable PostgreSQL build per system); they are unpacked
- * once per machine and version into {@code <java.io.tmpdir>/pgsink-postgres-<archive>-<size>} and
- * shared by every server started from them.
+ * the classpath (an {@code .txz} of a relocatable PostgreSQL build per system), or for another
+ * version from such an artifact's jar file ({@link #start(Path)}, the test fixture's PostgreSQL 13
+ * to 18); they are unpacked once per machine and version into
+ * {@code <java.io.tmpdir>/pgsink-postgres-<archive>-<size>} and shared by every server started
+ * from them.
  *
  * <p>PostgreSQL refuses to run as root ({@code initdb: cannot be run as root}), and containers and
  * CI machines often run everything as root. Then the binaries run as the unprivileged user

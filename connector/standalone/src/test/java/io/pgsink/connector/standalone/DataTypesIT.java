@@ -1,5 +1,6 @@
 package io.pgsink.connector.standalone;
 
+import io.pgsink.copy.testing.TestingPostgreSqlServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -141,6 +142,10 @@ class DataTypesIT
 
     private TestingDatabase source;
     private TestingDatabase target;
+    /** Whether both servers take numeric 'Infinity' (PostgreSQL 14+). */
+    private boolean numericInfinity;
+    /** Whether the target reads the source's text of a non-ASCII "char" (not 16+ to older). */
+    private boolean charOctalEscapes;
 
     @BeforeEach
     void createDatabases()
@@ -148,6 +153,10 @@ class DataTypesIT
     {
         source = TestingDatabase.create("pgsink_types_source");
         target = TestingDatabase.createTarget("pgsink_types_target");
+        int sourceVersion = TestingPostgreSqlServer.source().majorVersion();
+        int targetVersion = TestingPostgreSqlServer.target().majorVersion();
+        numericInfinity = Math.min(sourceVersion, targetVersion) >= 14;
+        charOctalEscapes = sourceVersion < 16 || targetVersion >= 16;
         for (TestingDatabase database : List.of(source, target)) {
             database.execute(TYPES);
         }
@@ -171,14 +180,28 @@ class DataTypesIT
         return sql.append(')').toString();
     }
 
-    private static String insertRows(int firstId)
+    /**
+     * Value {@code row} of {@code column} as an SQL literal, as NULL where one of the two versions
+     * cannot carry it: {@code numeric} infinities (PostgreSQL 14+) where the source or the target is
+     * older; a non-ASCII {@code "char"} from a PostgreSQL 16+ source to an older target, which reads
+     * the {@code \351} text 16 writes as a backslash (docs/concepts/limitations.md).
+     */
+    private String value(Column column, int row)
+    {
+        String value = column.values().get(row % column.values().size());
+        boolean infinity = column.type().equals("numeric") && value.contains("Infinity");
+        boolean nonAsciiChar = column.type().equals("\"char\"") && value.contains("351");
+        return infinity && !numericInfinity || nonAsciiChar && !charOctalEscapes ? "NULL" : value;
+    }
+
+    private String insertRows(int firstId)
     {
         StringBuilder sql = new StringBuilder("INSERT INTO public.types VALUES ");
         for (int row = 0; row < ROWS; row++) {
             sql.append(row == 0 ? "(" : ", (").append(firstId + row);
             for (Column column : COLUMNS) {
                 // the last row is all NULLs
-                sql.append(", ").append(row == ROWS - 1 ? "NULL" : column.values().get(row % column.values().size()));
+                sql.append(", ").append(row == ROWS - 1 ? "NULL" : value(column, row));
             }
             sql.append(')');
         }
@@ -287,7 +310,7 @@ class DataTypesIT
             insert.append(row == 0 ? "(" : ", (").append(row + 1);
             for (Column column : builtIn) {
                 // the last row is all NULLs
-                insert.append(", ").append(row == ROWS - 1 ? "NULL" : column.values().get(row % column.values().size()));
+                insert.append(", ").append(row == ROWS - 1 ? "NULL" : value(column, row));
             }
             insert.append(')');
         }
