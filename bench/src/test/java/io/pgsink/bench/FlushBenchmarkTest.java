@@ -92,7 +92,7 @@ class FlushBenchmarkTest
 
     static String url()
     {
-        TestingPostgreSqlServer server = TestingPostgreSqlServer.get();
+        TestingPostgreSqlServer server = TestingPostgreSqlServer.target();
         String url = server.jdbcUrl();
         if (server.properties().getProperty("user") != null && !url.contains("user=")) {
             url += (url.contains("?") ? "&" : "?") + "user=" + server.properties().getProperty("user") + "&password=" + server.properties().getProperty("password");

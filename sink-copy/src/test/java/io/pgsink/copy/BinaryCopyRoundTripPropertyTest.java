@@ -55,7 +55,7 @@ class BinaryCopyRoundTripPropertyTest
     static void setUp()
             throws SQLException
     {
-        schema = TestingPostgreSqlServer.get().createSchema("binary_property");
+        schema = TestingPostgreSqlServer.target().createSchema("binary_property");
         connection = schema.connect();
         try (Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE csv_rows (id int, " + COLUMNS + ")");

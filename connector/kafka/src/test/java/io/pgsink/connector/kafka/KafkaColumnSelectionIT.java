@@ -58,7 +58,7 @@ class KafkaColumnSelectionIT
     void createSchema()
             throws SQLException
     {
-        schema = TestingPostgreSqlServer.get().createSchema("kafka_columns");
+        schema = TestingPostgreSqlServer.target().createSchema("kafka_columns");
     }
 
     @AfterAll

@@ -76,7 +76,7 @@ class KafkaConnectCrashIT
     {
         Path buildDirectory = ConnectWorkerProcesses.buildDirectory();
         Path pluginPath = ConnectWorkerProcesses.installPgsinkPlugin(buildDirectory);
-        schema = TestingPostgreSqlServer.get().createSchema("kafka_crash");
+        schema = TestingPostgreSqlServer.target().createSchema("kafka_crash");
         schema.execute("CREATE TABLE accounts (id bigint PRIMARY KEY, balance bigint, version bigint)", "CREATE TABLE ledger (id bigint NOT NULL, account bigint, amount bigint)");
         kafka = new EmbeddedKafkaCluster(1, new Properties());
         kafka.start();

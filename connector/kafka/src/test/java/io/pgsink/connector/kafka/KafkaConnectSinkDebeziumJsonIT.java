@@ -28,7 +28,7 @@ class KafkaConnectSinkDebeziumJsonIT
     @Override
     protected TestingPostgreSqlServer targetServer()
     {
-        return TestingPostgreSqlServer.get();
+        return TestingPostgreSqlServer.target();
     }
 
     @Override

@@ -9,6 +9,6 @@ class KafkaConnectSinkIT
     @Override
     protected TestingPostgreSqlServer targetServer()
     {
-        return TestingPostgreSqlServer.get();
+        return TestingPostgreSqlServer.target();
     }
 }

@@ -137,7 +137,7 @@ class KafkaConnectThroughputIT
         Path debezium = buildDirectory.resolve("debezium-jdbc-plugin");
         assertThat(debezium).as("the Debezium JDBC sink's plugin, which the measure profile unpacks (-Dpgsink.measure=true)").isDirectory();
         pluginPath = List.of(ConnectWorkerProcesses.installPgsinkPlugin(buildDirectory), debezium);
-        schema = TestingPostgreSqlServer.get().createSchema("kafka_throughput");
+        schema = TestingPostgreSqlServer.target().createSchema("kafka_throughput");
         Properties broker = new Properties();
         // a new consumer group gets its partitions at once, not after the default 3 s
         broker.setProperty("group.initial.rebalance.delay.ms", "0");

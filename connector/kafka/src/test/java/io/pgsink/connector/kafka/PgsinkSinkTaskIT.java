@@ -68,7 +68,7 @@ class PgsinkSinkTaskIT
     void createSchema()
             throws SQLException
     {
-        schema = TestingPostgreSqlServer.get().createSchema("kafka_task");
+        schema = TestingPostgreSqlServer.target().createSchema("kafka_task");
     }
 
     @AfterAll

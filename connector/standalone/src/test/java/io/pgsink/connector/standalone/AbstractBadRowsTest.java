@@ -36,7 +36,7 @@ abstract class AbstractBadRowsTest
     private TestingDatabase target;
     private final String sinkName = TestingDatabase.randomName("bad_rows");
 
-    /** The server the target database is created on; the source is always the test PostgreSQL. */
+    /** The server the target database is created on; the source is {@link TestingPostgreSqlServer#source()}. */
     protected abstract TestingPostgreSqlServer targetServer();
 
     @BeforeEach

@@ -55,7 +55,7 @@ abstract class AbstractCrashRecoveryTest
     private TestingDatabase source;
     private TestingDatabase target;
 
-    /** The server the target database is created on; the source is always the test PostgreSQL. */
+    /** The server the target database is created on; the source is {@link TestingPostgreSqlServer#source()}. */
     protected abstract TestingPostgreSqlServer targetServer();
 
     /** Settings a subclass adds to the service's configuration, e.g. {@code flush.pipelined}. */

@@ -28,7 +28,7 @@ abstract class AbstractSchemaChangesTest
     private TestingDatabase source;
     private TestingDatabase target;
 
-    /** The server the target database is created on; the source is always the test PostgreSQL. */
+    /** The server the target database is created on; the source is {@link TestingPostgreSqlServer#source()}. */
     protected abstract TestingPostgreSqlServer targetServer();
 
     @BeforeEach

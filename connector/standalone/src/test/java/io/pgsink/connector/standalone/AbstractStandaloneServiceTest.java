@@ -36,7 +36,7 @@ abstract class AbstractStandaloneServiceTest
     private TestingDatabase target;
     private String sinkName;
 
-    /** The server the target database is created on; the source is always the test PostgreSQL. */
+    /** The server the target database is created on; the source is {@link TestingPostgreSqlServer#source()}. */
     protected abstract TestingPostgreSqlServer targetServer();
 
     /** What ends a target's CREATE TABLE to distribute it by {@code columns}, where the target distributes tables. */
@@ -54,6 +54,16 @@ abstract class AbstractStandaloneServiceTest
         sinkName = TestingDatabase.randomName("it");
     }
 
+    protected final TestingDatabase source()
+    {
+        return source;
+    }
+
+    protected final TestingDatabase target()
+    {
+        return target;
+    }
+
     @AfterEach
     void dropDatabases()
             throws Exception
@@ -63,7 +73,7 @@ abstract class AbstractStandaloneServiceTest
         assertThat(source.replicationSlots()).isEmpty();
     }
 
-    private Map<String, String> configuration(String includeList)
+    protected final Map<String, String> configuration(String includeList)
     {
         Map<String, String> properties = new HashMap<>();
         properties.putAll(source.sourceProperties());
@@ -80,14 +90,14 @@ abstract class AbstractStandaloneServiceTest
         return properties;
     }
 
-    private void createBoth(String... sql)
+    protected final void createBoth(String... sql)
             throws Exception
     {
         source.execute(sql);
         target.execute(sql);
     }
 
-    private void awaitEqual(RunningService running, String query)
+    protected final void awaitEqual(RunningService running, String query)
             throws Exception
     {
         RunningService.await("target to equal source: " + query, CATCH_UP, () -> {

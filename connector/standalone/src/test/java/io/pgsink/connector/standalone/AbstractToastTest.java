@@ -30,7 +30,7 @@ abstract class AbstractToastTest
     private TestingDatabase source;
     private TestingDatabase target;
 
-    /** The server the target database is created on; the source is always the test PostgreSQL. */
+    /** The server the target database is created on; the source is {@link TestingPostgreSqlServer#source()}. */
     protected abstract TestingPostgreSqlServer targetServer();
 
     @BeforeEach

@@ -47,7 +47,7 @@ class BurstMemoryIT
             throws Exception
     {
         source = TestingDatabase.create("pgsink_burst_source");
-        target = TestingDatabase.create("pgsink_burst_target");
+        target = TestingDatabase.createTarget("pgsink_burst_target");
     }
 
     @AfterEach

@@ -28,7 +28,7 @@ class CheckCommandIT
             throws Exception
     {
         source = TestingDatabase.create("pgsink_check_source");
-        target = TestingDatabase.create("pgsink_check_target");
+        target = TestingDatabase.createTarget("pgsink_check_target");
         sinkName = TestingDatabase.randomName("check");
     }
 

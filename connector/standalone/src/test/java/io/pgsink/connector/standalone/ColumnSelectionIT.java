@@ -35,7 +35,7 @@ class ColumnSelectionIT
             throws Exception
     {
         source = TestingDatabase.create("pgsink_columns_source");
-        target = TestingDatabase.create("pgsink_columns_target");
+        target = TestingDatabase.createTarget("pgsink_columns_target");
         source.execute("CREATE TABLE public.people (id int PRIMARY KEY, name text, secret text, notes text, score int)",
                 // EXTERNAL: stored out of line, so an update that leaves notes alone sends Debezium's placeholder
                 "ALTER TABLE public.people ALTER notes SET STORAGE EXTERNAL",

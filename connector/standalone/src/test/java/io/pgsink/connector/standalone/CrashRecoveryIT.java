@@ -9,6 +9,6 @@ class CrashRecoveryIT
     @Override
     protected TestingPostgreSqlServer targetServer()
     {
-        return TestingPostgreSqlServer.get();
+        return TestingPostgreSqlServer.target();
     }
 }

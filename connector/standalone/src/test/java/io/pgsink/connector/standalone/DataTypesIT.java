@@ -1,9 +1,9 @@
 package io.pgsink.connector.standalone;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.pgsink.copy.testing.TestingPostgreSqlServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -22,7 +22,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * streaming (rows inserted, then updated, while it runs), with the default, lossless conversion
  * modes.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DataTypesIT
 {
     /**
@@ -143,20 +142,28 @@ class DataTypesIT
 
     private TestingDatabase source;
     private TestingDatabase target;
+    /** Whether both servers take numeric 'Infinity' (PostgreSQL 14+). */
+    private boolean numericInfinity;
+    /** Whether the target reads the source's text of a non-ASCII "char" (not 16+ to older). */
+    private boolean charOctalEscapes;
 
-    @BeforeAll
+    @BeforeEach
     void createDatabases()
             throws Exception
     {
         source = TestingDatabase.create("pgsink_types_source");
-        target = TestingDatabase.create("pgsink_types_target");
+        target = TestingDatabase.createTarget("pgsink_types_target");
+        int sourceVersion = TestingPostgreSqlServer.source().majorVersion();
+        int targetVersion = TestingPostgreSqlServer.target().majorVersion();
+        numericInfinity = Math.min(sourceVersion, targetVersion) >= 14;
+        charOctalEscapes = sourceVersion < 16 || targetVersion >= 16;
         for (TestingDatabase database : List.of(source, target)) {
             database.execute(TYPES);
         }
         source.execute(createTable());
     }
 
-    @AfterAll
+    @AfterEach
     void dropDatabases()
             throws Exception
     {
@@ -173,14 +180,28 @@ class DataTypesIT
         return sql.append(')').toString();
     }
 
-    private static String insertRows(int firstId)
+    /**
+     * Value {@code row} of {@code column} as an SQL literal, as NULL where one of the two versions
+     * cannot carry it: {@code numeric} infinities (PostgreSQL 14+) where the source or the target is
+     * older; a non-ASCII {@code "char"} from a PostgreSQL 16+ source to an older target, which reads
+     * the {@code \351} text 16 writes as a backslash (docs/concepts/limitations.md).
+     */
+    private String value(Column column, int row)
+    {
+        String value = column.values().get(row % column.values().size());
+        boolean infinity = column.type().equals("numeric") && value.contains("Infinity");
+        boolean nonAsciiChar = column.type().equals("\"char\"") && value.contains("351");
+        return infinity && !numericInfinity || nonAsciiChar && !charOctalEscapes ? "NULL" : value;
+    }
+
+    private String insertRows(int firstId)
     {
         StringBuilder sql = new StringBuilder("INSERT INTO public.types VALUES ");
         for (int row = 0; row < ROWS; row++) {
             sql.append(row == 0 ? "(" : ", (").append(firstId + row);
             for (Column column : COLUMNS) {
                 // the last row is all NULLs
-                sql.append(", ").append(row == ROWS - 1 ? "NULL" : column.values().get(row % column.values().size()));
+                sql.append(", ").append(row == ROWS - 1 ? "NULL" : value(column, row));
             }
             sql.append(')');
         }
@@ -375,7 +396,7 @@ class DataTypesIT
             insert.append(row == 0 ? "(" : ", (").append(row + 1);
             for (Column column : builtIn) {
                 // the last row is all NULLs
-                insert.append(", ").append(row == ROWS - 1 ? "NULL" : column.values().get(row % column.values().size()));
+                insert.append(", ").append(row == ROWS - 1 ? "NULL" : value(column, row));
             }
             insert.append(')');
         }

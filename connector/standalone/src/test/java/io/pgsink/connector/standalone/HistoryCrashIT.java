@@ -42,7 +42,7 @@ class HistoryCrashIT
             throws Exception
     {
         source = TestingDatabase.create("pgsink_history_source");
-        target = TestingDatabase.create("pgsink_history_target");
+        target = TestingDatabase.createTarget("pgsink_history_target");
     }
 
     @AfterEach

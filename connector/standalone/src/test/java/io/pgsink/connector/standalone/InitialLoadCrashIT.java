@@ -51,7 +51,7 @@ class InitialLoadCrashIT
             throws Exception
     {
         source = TestingDatabase.create("pgsink_loadcrash_source");
-        target = TestingDatabase.create("pgsink_loadcrash_target");
+        target = TestingDatabase.createTarget("pgsink_loadcrash_target");
         sinkName = TestingDatabase.randomName("loadcrash");
     }
 

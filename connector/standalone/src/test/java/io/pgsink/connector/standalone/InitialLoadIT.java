@@ -1,5 +1,6 @@
 package io.pgsink.connector.standalone;
 
+import io.pgsink.copy.testing.TestingPostgreSqlServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,7 +37,7 @@ class InitialLoadIT
             throws Exception
     {
         source = TestingDatabase.create("pgsink_load_source");
-        target = TestingDatabase.create("pgsink_load_target");
+        target = TestingDatabase.createTarget("pgsink_load_target");
         sinkName = TestingDatabase.randomName("load");
     }
 
@@ -148,9 +149,11 @@ class InitialLoadIT
             stop.set(true);
             workload.join();
         }
-        // several chunks for the large table, all recorded with the slot's consistent point
+        // several chunks for the large table (one where the source cannot scan ctid ranges, before
+        // PostgreSQL 14), all recorded with the slot's consistent point
+        boolean tidRanges = TestingPostgreSqlServer.source().majorVersion() >= 14;
         assertThat(target.query("SELECT count(*) > 1 FROM public.pgsink_initial_load WHERE sink_name = '" + sinkName + "' AND source_table = 'Big Orders'"))
-                .containsExactly(List.of("t"));
+                .containsExactly(List.of(tidRanges ? "t" : "f"));
         assertThat(target.query("SELECT count(*) FROM public.pgsink_initial_load WHERE sink_name = '" + sinkName + "' AND chunk = -2")).containsExactly(List.of("1"));
     }
 

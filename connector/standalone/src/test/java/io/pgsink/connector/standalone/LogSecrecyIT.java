@@ -46,7 +46,7 @@ class LogSecrecyIT
             throws Exception
     {
         source = TestingDatabase.create("pgsink_log_source");
-        target = TestingDatabase.create("pgsink_log_target");
+        target = TestingDatabase.createTarget("pgsink_log_target");
         source.execute("CREATE TABLE public.cards (id int PRIMARY KEY, holder text, code text, tag text, n text)");
         target.execute(TARGET_CARDS.formatted("public.cards"));
     }

@@ -37,7 +37,7 @@ class PartitionedTablesIT
             throws Exception
     {
         source = TestingDatabase.create("pgsink_partitioned_source");
-        target = TestingDatabase.create("pgsink_partitioned_target");
+        target = TestingDatabase.createTarget("pgsink_partitioned_target");
         source.execute("CREATE TABLE public.measurements (id int, region text, v int, note text, PRIMARY KEY (id, region)) PARTITION BY LIST (region)",
                 "CREATE TABLE public.measurements_east PARTITION OF public.measurements FOR VALUES IN ('east')",
                 "CREATE TABLE public.measurements_west PARTITION OF public.measurements FOR VALUES IN ('west', 'north')",

@@ -15,7 +15,7 @@ class PipelinedCrashRecoveryIT
     @Override
     protected TestingPostgreSqlServer targetServer()
     {
-        return TestingPostgreSqlServer.get();
+        return TestingPostgreSqlServer.target();
     }
 
     @Override

@@ -38,7 +38,7 @@ class ReplicationRoleIT
             throws Exception
     {
         source = TestingDatabase.create("pgsink_role_source");
-        target = TestingDatabase.create("pgsink_role_target");
+        target = TestingDatabase.createTarget("pgsink_role_target");
         source.execute("CREATE TABLE public.a_child (id int PRIMARY KEY, parent_id int)", "CREATE TABLE public.b_parent (id int PRIMARY KEY, name text)");
         target.execute("CREATE TABLE public.b_parent (id int PRIMARY KEY, name text)",
                 "CREATE TABLE public.a_child (id int PRIMARY KEY, parent_id int REFERENCES public.b_parent (id))",

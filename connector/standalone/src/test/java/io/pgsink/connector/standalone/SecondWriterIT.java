@@ -34,7 +34,7 @@ class SecondWriterIT
             throws Exception
     {
         source = TestingDatabase.create("pgsink_writers_source");
-        target = TestingDatabase.create("pgsink_writers_target");
+        target = TestingDatabase.createTarget("pgsink_writers_target");
         for (TestingDatabase database : List.of(source, target)) {
             database.execute("CREATE TABLE public.items (id int PRIMARY KEY, note text)");
         }

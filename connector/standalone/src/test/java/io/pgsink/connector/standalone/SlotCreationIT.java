@@ -28,7 +28,7 @@ class SlotCreationIT
             throws Exception
     {
         try (EmbeddedPostgres server = EmbeddedPostgres.start();
-                TestingDatabase target = TestingDatabase.create("pgsink_slot_target");
+                TestingDatabase target = TestingDatabase.createTarget("pgsink_slot_target");
                 Connection blocker = DriverManager.getConnection(server.jdbcUrl("postgres"), "postgres", "")) {
             try (Connection connection = DriverManager.getConnection(server.jdbcUrl("postgres"), "postgres", ""); Statement statement = connection.createStatement()) {
                 statement.execute("CREATE TABLE public.items (id int PRIMARY KEY)");

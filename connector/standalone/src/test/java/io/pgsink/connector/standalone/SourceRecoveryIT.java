@@ -33,7 +33,7 @@ class SourceRecoveryIT
             throws Exception
     {
         source = TestingDatabase.create("pgsink_recovery_source");
-        target = TestingDatabase.create("pgsink_recovery_target");
+        target = TestingDatabase.createTarget("pgsink_recovery_target");
         sinkName = TestingDatabase.randomName("recovery");
         source.execute("CREATE TABLE public.items (id int PRIMARY KEY, note text)", "INSERT INTO public.items SELECT g, 'n' || g FROM generate_series(1, 10) g");
     }

@@ -37,7 +37,7 @@ class TableChangesIT
             throws Exception
     {
         source = TestingDatabase.create("pgsink_tables_source");
-        target = TestingDatabase.create("pgsink_tables_target");
+        target = TestingDatabase.createTarget("pgsink_tables_target");
     }
 
     @AfterEach

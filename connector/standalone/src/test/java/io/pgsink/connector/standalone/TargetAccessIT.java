@@ -31,7 +31,7 @@ class TargetAccessIT
             throws Exception
     {
         source = TestingDatabase.create("pgsink_access_source");
-        target = TestingDatabase.create("pgsink_access_target");
+        target = TestingDatabase.createTarget("pgsink_access_target");
         sinkName = TestingDatabase.randomName("access");
         source.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)");
         target.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)");

@@ -92,7 +92,7 @@ class TargetFaultsIT
             throws Exception
     {
         System.out.println("TargetFaultsIT: " + faults + " connection kills, seed " + seed);
-        try (TestingDatabase target = TestingDatabase.create("pgsink_faults_target")) {
+        try (TestingDatabase target = TestingDatabase.createTarget("pgsink_faults_target")) {
             target.execute(DemoWorkload.CREATE_TABLE);
             int killedMidFlush = 0;
             try (RunningService running = RunningService.start(configuration(target.targetProperties()));

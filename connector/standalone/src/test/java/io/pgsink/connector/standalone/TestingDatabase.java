@@ -53,7 +53,14 @@ final class TestingDatabase
     static TestingDatabase create(String prefix)
             throws SQLException
     {
-        return create(TestingPostgreSqlServer.get(), prefix);
+        return create(TestingPostgreSqlServer.source(), prefix);
+    }
+
+    /** A database on the test fixture's target server ({@link TestingPostgreSqlServer#target()}). */
+    static TestingDatabase createTarget(String prefix)
+            throws SQLException
+    {
+        return create(TestingPostgreSqlServer.target(), prefix);
     }
 
     /** A database on {@code server}, such as a Greenplum coordinator to write to. */

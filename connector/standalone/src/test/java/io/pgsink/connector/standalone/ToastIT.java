@@ -9,6 +9,6 @@ class ToastIT
     @Override
     protected TestingPostgreSqlServer targetServer()
     {
-        return TestingPostgreSqlServer.get();
+        return TestingPostgreSqlServer.target();
     }
 }

@@ -61,7 +61,7 @@ class TransactionBoundaryCostIT
     private double catchUp(FlushBoundary boundary)
             throws Exception
     {
-        try (TestingDatabase source = TestingDatabase.create("pgsink_txcost_source"); TestingDatabase target = TestingDatabase.create("pgsink_txcost_target")) {
+        try (TestingDatabase source = TestingDatabase.create("pgsink_txcost_source"); TestingDatabase target = TestingDatabase.createTarget("pgsink_txcost_target")) {
             source.execute(TransferWorkload.CREATE_TABLES);
             source.execute(SENTINEL_TABLE);
             target.execute(SENTINEL_TABLE);

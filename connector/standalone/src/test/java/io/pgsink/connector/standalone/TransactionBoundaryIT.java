@@ -55,7 +55,7 @@ class TransactionBoundaryIT
             throws Exception
     {
         source = TestingDatabase.create("pgsink_tx_source");
-        target = TestingDatabase.create("pgsink_tx_target");
+        target = TestingDatabase.createTarget("pgsink_tx_target");
         source.execute(TransferWorkload.CREATE_TABLES);
         source.execute("ALTER TABLE public.accounts_a REPLICA IDENTITY FULL", "ALTER TABLE public.accounts_b REPLICA IDENTITY FULL");
         target.execute(TransferWorkload.CREATE_TABLES);
