@@ -1,6 +1,9 @@
 package io.pgsink.connector.standalone;
 
+import io.pgsink.connector.standalone.logging.LogFormat;
 import io.pgsink.core.SinkException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -30,6 +33,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class RunCommand
         implements Callable<Integer>
 {
+    private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
+
     /** The signals that stop the service cleanly. */
     private static final List<String> STOP_SIGNALS = List.of("TERM", "INT");
 
@@ -72,7 +77,11 @@ final class RunCommand
             service.run();
         }
         catch (SinkException e) {
-            // reported once, here; the service does not log what it throws
+            // reported once, here; the service does not log what it throws. A log collector reading the
+            // JSON lines on standard output gets it as an ERROR event; people read the line on stderr
+            if (LogFormat.json()) {
+                LOG.error("{}", e.getMessage());
+            }
             err.println("pgsink: " + e.getMessage());
             err.flush();
             return PgsinkCommand.EXIT_FAILED;

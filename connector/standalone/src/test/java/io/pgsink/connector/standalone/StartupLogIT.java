@@ -100,6 +100,32 @@ class StartupLogIT
         assertThat(String.join("\n", lines)).doesNotContain(PASSWORD);
     }
 
+    @Test
+    void jsonFormatReportsAFailureThatStopsTheServiceAsAnErrorEvent(@TempDir Path directory)
+            throws Exception
+    {
+        // a captured table without a target table (and no schema.evolution): the service stops, exit 1
+        target.execute("DROP TABLE public.items");
+        Path out = directory.resolve("pgsink.out");
+        Path err = directory.resolve("pgsink.err");
+        Process process = TestingCommand.startProcess(writeConfig(directory), out, err, "-Dpgsink.log.format=json");
+        assertThat(process.waitFor(180, TimeUnit.SECONDS)).as("pgsink run stopped").isTrue();
+        assertThat(process.exitValue()).as(Files.readString(err)).isEqualTo(1);
+        String stderr = Files.readString(err).strip();
+        assertThat(stderr).as("the line for people").startsWith("pgsink: ").contains("items");
+        List<JsonNode> errors = new ArrayList<>();
+        for (String line : Files.readAllLines(out)) {
+            JsonNode event = JSON.readTree(line);
+            if (event.path("level").asText().equals("ERROR")
+                    && event.path("logger").asText().equals(RunCommand.class.getName())) {
+                errors.add(event);
+            }
+        }
+        assertThat(errors).as("ERROR events of RunCommand on stdout").singleElement()
+                .satisfies(event -> assertThat("pgsink: " + event.path("message").asText()).isEqualTo(stderr));
+        assertThat(Files.readString(out)).doesNotContain(PASSWORD);
+    }
+
     /** Runs {@code pgsink run} until it logs that it streams; the lines of {@code out} up to that one. */
     private static List<String> runUntilStreaming(Path config, Path out, Path err, String... jvmOptions)
             throws Exception

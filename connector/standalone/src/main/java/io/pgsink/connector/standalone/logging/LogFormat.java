@@ -21,6 +21,12 @@ public final class LogFormat
 
     private LogFormat() {}
 
+    /** Whether this JVM logs JSON lines (what {@link #select} bound slf4j to). */
+    public static boolean json()
+    {
+        return JsonServiceProvider.class.getName().equals(System.getProperty(SLF4J_PROVIDER));
+    }
+
     /**
      * Binds slf4j to the format {@code system} or {@code environment} asks for; what is wrong with
      * the value asked for, if anything (then nothing is changed).
