@@ -1,0 +1,192 @@
+package io.pgsink.connector.standalone;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code pgsink verify} through the command line, against a source and a target the standalone
+ * service streamed: divergences made by hand on the target are named key by key, and nothing else.
+ */
+class VerifyCommandIT
+{
+    private static final Duration CATCH_UP = Duration.ofSeconds(90);
+    private static final String ORDERS = "SELECT * FROM public.orders ORDER BY id";
+    private static final String ITEMS = "SELECT * FROM public.items ORDER BY 1, 2";
+
+    @TempDir
+    Path directory;
+    private TestingDatabase source;
+    private TestingDatabase target;
+    private String sinkName;
+
+    @BeforeEach
+    void createDatabases()
+            throws Exception
+    {
+        source = TestingDatabase.create("pgsink_verify_source");
+        target = TestingDatabase.create("pgsink_verify_target");
+        sinkName = TestingDatabase.randomName("verify");
+        source.execute(
+                "CREATE TABLE public.orders (id bigint PRIMARY KEY, status text NOT NULL, amount numeric(12,2), note text)",
+                "CREATE TABLE public.items (\"Order\" bigint, line int, sku text, PRIMARY KEY (\"Order\", line))",
+                "INSERT INTO public.orders SELECT g, 'new', g * 1.5, NULL FROM generate_series(1, 2500) g",
+                "UPDATE public.orders SET note = (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 300) g) WHERE id = 30",
+                "INSERT INTO public.items SELECT g / 3, g % 3, 'sku-' || g FROM generate_series(3, 300) g");
+    }
+
+    @AfterEach
+    void dropDatabases()
+            throws Exception
+    {
+        source.close();
+        target.close();
+    }
+
+    private Map<String, String> configuration()
+    {
+        Map<String, String> properties = new HashMap<>();
+        properties.putAll(source.sourceProperties());
+        properties.putAll(target.targetProperties());
+        properties.put("source.table.include.list", "public.orders,public.items");
+        properties.put("source.publication.autocreate.mode", "filtered");
+        properties.put("sink.name", sinkName);
+        properties.put("schema.evolution", "add-columns");
+        properties.put("flush.interval.ms", "100");
+        properties.put("http.port", "-1");
+        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
+        return properties;
+    }
+
+    private void awaitEqual(RunningService running, String query)
+    {
+        RunningService.await("target to equal source: " + query, CATCH_UP, () -> {
+            running.assertRunning();
+            assertThat(target.query(query)).isEqualTo(source.query(query));
+        });
+    }
+
+    /** Streams the source into the target, until both tables are equal, then stops the service. */
+    private void streamAndStop(Map<String, String> properties)
+    {
+        try (RunningService running = RunningService.start(properties)) {
+            awaitEqual(running, ORDERS);
+            awaitEqual(running, ITEMS);
+        }
+    }
+
+    private TestingCommand verify(Map<String, String> properties, String... extra)
+            throws Exception
+    {
+        List<String> args = new ArrayList<>(List.of("verify", "--config", TestingCommand.configFile(directory.resolve("pgsink.properties"), properties).toString(),
+                "--chunk-rows", "1000", "--catch-up-timeout-ms", "2000"));
+        args.addAll(List.of(extra));
+        return TestingCommand.run(args.toArray(String[]::new));
+    }
+
+    @Test
+    void equalTablesExitZero()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        streamAndStop(properties);
+
+        TestingCommand result = verify(properties);
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
+        assertThat(result.out())
+                .contains("[ EQUAL ] \"public\".\"orders\": 2500 source rows, 2500 target rows, 3 chunks")
+                .contains("[ EQUAL ] \"public\".\"items\": 298 source rows, 298 target rows, 1 chunk")
+                .contains("pgsink verify: 2 tables, 2 equal, 0 differing (0 keys)");
+    }
+
+    @Test
+    void namesExactlyTheDivergentKeys()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        streamAndStop(properties);
+        target.execute(
+                "UPDATE public.orders SET status = 'changed' WHERE id = 10",
+                "DELETE FROM public.orders WHERE id = 1500",
+                "INSERT INTO public.orders VALUES (99999, 'extra', 1, NULL)",
+                // one character of a TOASTed value
+                "UPDATE public.orders SET note = overlay(note placing 'X' from 5000 for 1) WHERE id = 30",
+                "DELETE FROM public.items WHERE \"Order\" = 5 AND line = 1",
+                "UPDATE public.items SET sku = 'changed' WHERE \"Order\" = 7 AND line = 2");
+        Path json = directory.resolve("report.json");
+
+        for (int run = 0; run < 3; run++) {
+            TestingCommand result = verify(properties, "--json", json.toString());
+
+            assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
+            assertThat(result.out())
+                    .contains("[DIFFERS] \"public\".\"orders\": 4 keys differ (missing 1, extra 1, different 2); 2500 source rows, 2500 target rows, 3 chunks")
+                    .contains("    missing: (id)=(1500)")
+                    .contains("    extra: (id)=(99999)")
+                    .containsPattern("    different: \\(id\\)=\\((10|30)\\), \\(id\\)=\\((10|30)\\)")
+                    .contains("[DIFFERS] \"public\".\"items\": 2 keys differ (missing 1, extra 0, different 1)")
+                    .contains("    missing: (Order, line)=(5, 1)")
+                    .contains("    different: (Order, line)=(7, 2)")
+                    .contains("pgsink verify: 2 tables, 0 equal, 2 differing (6 keys)")
+                    .doesNotContain("changed");
+            JsonNode report = new ObjectMapper().readTree(json.toFile());
+            assertThat(report.get("equal").asBoolean()).isFalse();
+            assertThat(report.get("differences").asLong()).isEqualTo(6);
+            JsonNode orders = report.get("tables").get(0).get("source").asText().equals("\"public\".\"orders\"") ? report.get("tables").get(0) : report.get("tables").get(1);
+            assertThat(orders.get("missing").toString()).isEqualTo("[[\"1500\"]]");
+            assertThat(orders.get("extra").toString()).isEqualTo("[[\"99999\"]]");
+            assertThat(orders.get("differentCount").asLong()).isEqualTo(2);
+            assertThat(orders.get("keyColumns").toString()).isEqualTo("[\"id\"]");
+        }
+    }
+
+    @Test
+    void softDeletedRowsCountAsAbsent()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        properties.put("delete.mode", "soft");
+        properties.put("delete.flag.column", "_deleted");
+        try (RunningService running = RunningService.start(properties)) {
+            awaitEqual(running, "SELECT id FROM public.orders ORDER BY id");
+            source.execute("DELETE FROM public.orders WHERE id <= 100");
+            RunningService.await("soft deletes", CATCH_UP, () -> assertThat(target.query("SELECT count(*) FROM public.orders WHERE _deleted")).containsExactly(List.of("100")));
+        }
+        target.execute("UPDATE public.orders SET _deleted = true WHERE id = 200");
+
+        TestingCommand result = verify(properties);
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
+        assertThat(result.out()).contains("[DIFFERS] \"public\".\"orders\": 1 key differs (missing 1, extra 0, different 0); 2400 source rows, 2399 target rows")
+                .contains("    missing: (id)=(200)");
+    }
+
+    @Test
+    void historyTablesAreAConfigurationProblem()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        streamAndStop(properties);
+        properties.put("history.table.include.list", "public.items");
+        properties.put("metadata.operation.column", "_op");
+        properties.put("metadata.source.position.column", "_position");
+
+        TestingCommand result = verify(properties);
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(2);
+        assertThat(result.err()).contains("pgsink: Cannot verify: \"public\".\"items\" is a history table");
+    }
+}
