@@ -8,11 +8,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -78,6 +84,16 @@ class VerifyCommandIT
         });
     }
 
+    /** Waits until the service streams the live workload's changes. */
+    private void awaitStreaming(RunningService running)
+    {
+        RunningService.await("the service to stream the live workload", CATCH_UP, () -> {
+            running.assertRunning();
+            assertThat(source.query("SELECT active FROM pg_replication_slots WHERE slot_name = '" + sinkName + "'")).containsExactly(List.of("t"));
+            assertThat(target.query("SELECT count(*) FROM public.pgsink_offsets WHERE sink_name = '" + sinkName + "'")).containsExactly(List.of("1"));
+        });
+    }
+
     /** Streams the source into the target, until both tables are equal, then stops the service. */
     private void streamAndStop(Map<String, String> properties)
     {
@@ -91,7 +107,7 @@ class VerifyCommandIT
             throws Exception
     {
         List<String> args = new ArrayList<>(List.of("verify", "--config", TestingCommand.configFile(directory.resolve("pgsink.properties"), properties).toString(),
-                "--chunk-rows", "1000", "--catch-up-timeout-ms", "2000"));
+                "--chunk-rows", "1000"));
         args.addAll(List.of(extra));
         return TestingCommand.run(args.toArray(String[]::new));
     }
@@ -154,6 +170,80 @@ class VerifyCommandIT
     }
 
     @Test
+    void cleanUnderLiveWorkload()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        try (RunningService running = RunningService.start(properties); LiveWorkload workload = new LiveWorkload(source)) {
+            awaitStreaming(running);
+            for (int run = 0; run < 3; run++) {
+                long before = workload.awaitMore(20);
+
+                TestingCommand result = verify(properties, "--catch-up-timeout-ms", "60000");
+
+                assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
+                assertThat(result.out()).contains("pgsink verify: 2 tables, 2 equal, 0 differing (0 keys)");
+                assertThat(workload.awaitMore(20)).as("the workload ran on").isGreaterThan(before);
+                running.assertRunning();
+            }
+        }
+    }
+
+    @Test
+    void namesTheDivergentKeysUnderLiveWorkload()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        try (RunningService running = RunningService.start(properties); LiveWorkload workload = new LiveWorkload(source)) {
+            awaitStreaming(running);
+            // keys the workload leaves alone
+            target.execute(
+                    "UPDATE public.orders SET status = 'changed' WHERE id = 1010",
+                    "DELETE FROM public.orders WHERE id = 1500",
+                    "INSERT INTO public.orders VALUES (99999, 'extra', 1, NULL)",
+                    "UPDATE public.orders SET note = overlay(note placing 'X' from 5000 for 1) WHERE id = 30",
+                    "DELETE FROM public.items WHERE \"Order\" = 80 AND line = 1");
+            for (int run = 0; run < 3; run++) {
+                workload.awaitMore(20);
+
+                TestingCommand result = verify(properties, "--catch-up-timeout-ms", "60000");
+
+                assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
+                assertThat(result.out())
+                        .contains("4 keys differ (missing 1, extra 1, different 2)")
+                        .contains("    missing: (id)=(1500)")
+                        .contains("    extra: (id)=(99999)")
+                        .containsPattern("    different: \\(id\\)=\\((1010|30)\\), \\(id\\)=\\((1010|30)\\)\n")
+                        .contains("1 key differs (missing 1, extra 0, different 0)")
+                        .contains("    missing: (Order, line)=(80, 1)\n")
+                        .contains("pgsink verify: 2 tables, 0 equal, 2 differing (5 keys)")
+                        .contains("after the sink applied the source up to");
+                running.assertRunning();
+            }
+        }
+    }
+
+    /** Captured tables without changes move no stored position: the sink counts as caught up once it received the WAL and its position stood still. */
+    @Test
+    void idleSourceWithTheServiceRunning()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        try (RunningService running = RunningService.start(properties)) {
+            try (LiveWorkload workload = new LiveWorkload(source)) {
+                awaitStreaming(running);
+            }
+            target.execute("DELETE FROM public.orders WHERE id = 1500");
+
+            TestingCommand result = verify(properties, "--catch-up-timeout-ms", "60000");
+
+            assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
+            assertThat(result.out()).contains("    missing: (id)=(1500)").contains("with nothing left to apply").contains("pgsink verify: 2 tables, 1 equal, 1 differing (1 key)");
+
+        }
+    }
+
+    @Test
     void softDeletedRowsCountAsAbsent()
             throws Exception
     {
@@ -188,5 +278,78 @@ class VerifyCommandIT
 
         assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(2);
         assertThat(result.err()).contains("pgsink: Cannot verify: \"public\".\"items\" is a history table");
+    }
+
+    /**
+     * Source transactions on the compared tables until closed: updates of orders 1 to 1000 and of
+     * items of orders 1 to 50, inserts of new orders and deletes of some of them, so that keys
+     * appear, change and vanish while verify reads.
+     */
+    private static final class LiveWorkload
+            implements AutoCloseable
+    {
+        private final AtomicBoolean stopping = new AtomicBoolean();
+        private final AtomicLong transactions = new AtomicLong();
+        private final AtomicReference<Throwable> failure = new AtomicReference<>();
+        private final Thread thread;
+
+        LiveWorkload(TestingDatabase source)
+        {
+            thread = new Thread(() -> {
+                Random random = new Random(31);
+                try (Connection connection = source.connect();
+                        PreparedStatement update = connection.prepareStatement("UPDATE public.orders SET amount = amount + 1, status = 'live' WHERE id = ?");
+                        PreparedStatement insert = connection.prepareStatement("INSERT INTO public.orders VALUES (?, 'live', 1, NULL)");
+                        PreparedStatement delete = connection.prepareStatement("DELETE FROM public.orders WHERE id = ?");
+                        PreparedStatement item = connection.prepareStatement("UPDATE public.items SET sku = sku || '.' WHERE \"Order\" = ?")) {
+                    connection.setAutoCommit(false);
+                    long next = 100_000;
+                    while (!stopping.get()) {
+                        update.setLong(1, 1 + random.nextInt(1000));
+                        update.executeUpdate();
+                        insert.setLong(1, next++);
+                        insert.executeUpdate();
+                        if (next % 3 == 0) {
+                            delete.setLong(1, next - 2);
+                            delete.executeUpdate();
+                        }
+                        item.setLong(1, 1 + random.nextInt(50));
+                        item.executeUpdate();
+                        connection.commit();
+                        transactions.incrementAndGet();
+                        // a steady stream, not a flood: the machine's cores are shared
+                        Thread.sleep(5);
+                    }
+                }
+                catch (Throwable e) {
+                    failure.set(e);
+                }
+            }, "verify-live-workload");
+            thread.start();
+        }
+
+        /** Waits until {@code count} more transactions committed; returns how many did in all. */
+        long awaitMore(long count)
+        {
+            long target = transactions.get() + count;
+            RunningService.await("the live workload to commit " + count + " more transactions", CATCH_UP, () -> {
+                if (failure.get() != null) {
+                    throw new IllegalStateException("the live workload failed", failure.get());
+                }
+                assertThat(transactions.get()).isGreaterThanOrEqualTo(target);
+            });
+            return transactions.get();
+        }
+
+        @Override
+        public void close()
+                throws InterruptedException
+        {
+            stopping.set(true);
+            thread.join(CATCH_UP.toMillis());
+            if (failure.get() != null) {
+                throw new AssertionError("the live workload failed", failure.get());
+            }
+        }
     }
 }
