@@ -89,11 +89,31 @@ public record ComparedSide(TableId table, List<String> keyColumns, List<String> 
     /** The keys (each column as text) and row md5s of the visible rows with one of {@code keys} keys; parameters: each key's columns in turn. */
     public String rowsByKey(int keys)
     {
+        return "SELECT " + keyText() + ", " + rowMd5() + " FROM " + qualified() + " WHERE " + visible() + keyIn(keys);
+    }
+
+    /** {@code (k1, k2) IN ((?::t1, ?::t2), ...)}: the condition for {@code keys} keys, each key's columns a parameter. */
+    public String keyIn(int keys)
+    {
         StringJoiner list = new StringJoiner(", ", "(", ")");
         for (int i = 0; i < keys; i++) {
             list.add(keyParameters());
         }
-        return "SELECT " + keyText() + ", " + rowMd5() + " FROM " + qualified() + " WHERE " + visible() + "(" + keyList() + ") IN " + list;
+        return "(" + keyList() + ") IN " + list;
+    }
+
+    /** The key columns, each as text, for a select list. */
+    public String keyText()
+    {
+        StringJoiner list = new StringJoiner(", ");
+        keyColumns.forEach(column -> list.add(text(column)));
+        return list.toString();
+    }
+
+    /** The table, quoted. */
+    public String qualified()
+    {
+        return quote(table.schema()) + "." + quote(table.table());
     }
 
     private String where(boolean lower, boolean upper)
@@ -137,15 +157,4 @@ public record ComparedSide(TableId table, List<String> keyColumns, List<String> 
         return list.toString();
     }
 
-    private String keyText()
-    {
-        StringJoiner list = new StringJoiner(", ");
-        keyColumns.forEach(column -> list.add(text(column)));
-        return list.toString();
-    }
-
-    private String qualified()
-    {
-        return quote(table.schema()) + "." + quote(table.table());
-    }
 }

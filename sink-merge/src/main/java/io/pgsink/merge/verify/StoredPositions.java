@@ -24,6 +24,17 @@ public final class StoredPositions
     public static List<String> read(Connection connection, SinkConfig config)
             throws SQLException
     {
+        return read(connection, config, false);
+    }
+
+    /**
+     * {@link #read}, locking the sink's rows ({@code FOR UPDATE}) for the connection's transaction
+     * when {@code lock}: every flush of the sink updates them in its own transaction, so holding
+     * them keeps flushes out until the transaction ends, and a flush in progress is waited for.
+     */
+    public static List<String> read(Connection connection, SinkConfig config, boolean lock)
+            throws SQLException
+    {
         List<String> offsets = new ArrayList<>();
         String table = quote(config.offsetsSchema()) + "." + quote(config.offsetsTable());
         try (PreparedStatement exists = connection.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
@@ -34,7 +45,7 @@ public final class StoredPositions
                 }
             }
         }
-        try (PreparedStatement statement = connection.prepareStatement("SELECT source_offset FROM " + table + " WHERE sink_name = ? ORDER BY source_partition")) {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT source_offset FROM " + table + " WHERE sink_name = ? ORDER BY source_partition" + (lock ? " FOR UPDATE" : ""))) {
             statement.setString(1, config.sinkName());
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {

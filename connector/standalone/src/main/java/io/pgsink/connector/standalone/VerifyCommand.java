@@ -1,21 +1,18 @@
 package io.pgsink.connector.standalone;
 
 import io.pgsink.connector.standalone.verify.Verifier;
-import io.pgsink.connector.standalone.verify.VerifyOptions;
 import io.pgsink.connector.standalone.verify.VerifyReport;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
 import io.pgsink.merge.TargetConnector;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
@@ -29,24 +26,8 @@ import java.util.concurrent.Callable;
 final class VerifyCommand
         implements Callable<Integer>
 {
-    @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE", description = "The same properties file as for run.")
-    private Path config;
-
-    @Option(names = "--json", paramLabel = "FILE", description = "Also write the report as JSON to FILE.")
-    private Optional<Path> json;
-
-    @Option(names = "--chunk-rows", paramLabel = "N", defaultValue = "10000", description = "Source rows per key range hashed at once (default: ${DEFAULT-VALUE}).")
-    private long chunkRows;
-
-    @Option(names = "--parallelism", paramLabel = "N", defaultValue = "2", description = "Key ranges compared at once, each on a source and a target connection (default: ${DEFAULT-VALUE}).")
-    private int parallelism;
-
-    @Option(names = "--max-keys", paramLabel = "N", defaultValue = "1000", description = "Differing keys listed and re-checked per table; more are only counted (default: ${DEFAULT-VALUE}).")
-    private int maxKeys;
-
-    @Option(names = "--catch-up-timeout-ms", paramLabel = "MS", defaultValue = "60000",
-            description = "How long re-checking a differing key waits for the running service to apply the source's changes up to the moment the key was read (default: ${DEFAULT-VALUE}).")
-    private long catchUpTimeoutMillis;
+    @CommandLine.Mixin
+    private ComparisonOptions comparison;
 
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
@@ -55,23 +36,25 @@ final class VerifyCommand
     public Integer call()
             throws InterruptedException
     {
-        if (chunkRows < 1 || parallelism < 1 || parallelism > 64 || maxKeys < 1 || catchUpTimeoutMillis < 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--chunk-rows and --max-keys must be positive, --parallelism 1 to 64, --catch-up-timeout-ms at least 0");
-        }
-        StandaloneConfig parsed = StandaloneConfig.load(config, System.getenv());
-        VerifyOptions options = new VerifyOptions(chunkRows, parallelism, maxKeys, Duration.ofMillis(catchUpTimeoutMillis), 5);
-        VerifyReport report = new Verifier(parsed.loadSettings(), TargetConnector.fromConfig(parsed.sink()), options).run();
+        StandaloneConfig parsed = StandaloneConfig.load(comparison.config, System.getenv());
+        VerifyReport report = new Verifier(parsed.loadSettings(), TargetConnector.fromConfig(parsed.sink()), comparison.options(spec.commandLine())).run();
         PrintWriter out = spec.commandLine().getOut();
         report.lines().forEach(out::println);
         out.flush();
-        if (json.isPresent()) {
+        writeJson(comparison.json, report);
+        return report.equal() ? PgsinkCommand.EXIT_OK : PgsinkCommand.EXIT_FAILED;
+    }
+
+    /** Writes {@code report} as JSON to {@code file}, when given. */
+    static void writeJson(Optional<Path> file, VerifyReport report)
+    {
+        if (file.isPresent()) {
             try {
-                Files.writeString(json.get(), report.json(), StandardCharsets.UTF_8);
+                Files.writeString(file.get(), report.json(), StandardCharsets.UTF_8);
             }
             catch (IOException e) {
-                throw new SinkException(ErrorCode.CONFIG, "Cannot write the JSON report to " + json.get().toAbsolutePath() + ": " + e, e);
+                throw new SinkException(ErrorCode.CONFIG, "Cannot write the JSON report to " + file.get().toAbsolutePath() + ": " + e, e);
             }
         }
-        return report.equal() ? PgsinkCommand.EXIT_OK : PgsinkCommand.EXIT_FAILED;
     }
 }

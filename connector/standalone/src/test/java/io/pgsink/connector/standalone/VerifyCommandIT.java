@@ -106,7 +106,13 @@ class VerifyCommandIT
     private TestingCommand verify(Map<String, String> properties, String... extra)
             throws Exception
     {
-        List<String> args = new ArrayList<>(List.of("verify", "--config", TestingCommand.configFile(directory.resolve("pgsink.properties"), properties).toString(),
+        return pgsink("verify", properties, extra);
+    }
+
+    private TestingCommand pgsink(String command, Map<String, String> properties, String... extra)
+            throws Exception
+    {
+        List<String> args = new ArrayList<>(List.of(command, "--config", TestingCommand.configFile(directory.resolve("pgsink.properties"), properties).toString(),
                 "--chunk-rows", "1000"));
         args.addAll(List.of(extra));
         return TestingCommand.run(args.toArray(String[]::new));
@@ -223,6 +229,69 @@ class VerifyCommandIT
         }
     }
 
+    @Test
+    void repairWritesExactlyTheDifferingKeys()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        streamAndStop(properties);
+        divergeByHand();
+
+        TestingCommand repair = pgsink("repair", properties);
+
+        assertThat(repair.exitCode()).as(repair.out() + repair.err()).isZero();
+        assertThat(repair.out())
+                .contains("[REPAIRED] \"public\".\"orders\": 3 rows written from the source, 1 row removed")
+                .contains("[REPAIRED] \"public\".\"items\": 2 rows written from the source, 0 rows removed")
+                .contains("pgsink repair: 5 rows written, 1 row removed, as of source ")
+                .doesNotContain("changed");
+        assertThat(target.query(ORDERS)).isEqualTo(source.query(ORDERS));
+        assertThat(target.query(ITEMS)).isEqualTo(source.query(ITEMS));
+        TestingCommand verify = verify(properties);
+        assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+        TestingCommand again = pgsink("repair", properties);
+        assertThat(again.out()).contains("pgsink repair: nothing to repair, every table is equal");
+    }
+
+    @Test
+    void repairUnderLiveWorkload()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        try (RunningService running = RunningService.start(properties)) {
+            try (LiveWorkload workload = new LiveWorkload(source)) {
+                awaitStreaming(running);
+                divergeByHand();
+                workload.awaitMore(20);
+
+                TestingCommand repair = pgsink("repair", properties, "--catch-up-timeout-ms", "60000");
+
+                assertThat(repair.exitCode()).as(repair.out() + repair.err()).isZero();
+                assertThat(repair.out()).contains("pgsink repair: 5 rows written, 1 row removed");
+                workload.awaitMore(20);
+                TestingCommand verify = verify(properties, "--catch-up-timeout-ms", "60000");
+                assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+                running.assertRunning();
+            }
+            // the stream applies on top of the repair: once quiet, the tables are equal
+            awaitEqual(running, ORDERS);
+            awaitEqual(running, ITEMS);
+        }
+    }
+
+    /** A changed value, a deleted row, an extra row, a changed TOASTed value, and two composite keys: keys the live workload leaves alone. */
+    private void divergeByHand()
+            throws Exception
+    {
+        target.execute(
+                "UPDATE public.orders SET status = 'changed' WHERE id = 1010",
+                "DELETE FROM public.orders WHERE id = 1500",
+                "INSERT INTO public.orders VALUES (99999, 'extra', 1, NULL)",
+                "UPDATE public.orders SET note = overlay(note placing 'X' from 5000 for 1) WHERE id = 30",
+                "DELETE FROM public.items WHERE \"Order\" = 80 AND line = 1",
+                "UPDATE public.items SET sku = 'changed' WHERE \"Order\" = 90 AND line = 2");
+    }
+
     /** Captured tables without changes move no stored position: the sink counts as caught up once it received the WAL and its position stood still. */
     @Test
     void idleSourceWithTheServiceRunning()
@@ -262,6 +331,13 @@ class VerifyCommandIT
         assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
         assertThat(result.out()).contains("[DIFFERS] \"public\".\"orders\": 1 key differs (missing 1, extra 0, different 0); 2400 source rows, 2399 target rows")
                 .contains("    missing: (id)=(200)");
+        target.execute("INSERT INTO public.orders (id, status) VALUES (99999, 'extra')");
+
+        TestingCommand repair = pgsink("repair", properties);
+
+        assertThat(repair.out()).as(repair.out() + repair.err()).contains("pgsink repair: 1 row written, 1 row removed");
+        assertThat(target.query("SELECT id, _deleted FROM public.orders WHERE id IN (200, 99999) ORDER BY id")).containsExactly(List.of("200", "f"), List.of("99999", "t"));
+        assertThat(verify(properties).exitCode()).isZero();
     }
 
     @Test

@@ -15,6 +15,7 @@ import io.pgsink.merge.LoadTargets;
 import io.pgsink.merge.TargetColumn;
 import io.pgsink.merge.TargetTable;
 import io.pgsink.merge.verify.ComparedSide;
+import io.pgsink.merge.verify.RowCopy;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -77,6 +78,9 @@ final class VerifyPlanner
         TableSchema written = projection.target();
         List<String> sourceValues = new ArrayList<>();
         List<String> targetValues = new ArrayList<>();
+        List<String> sourceColumns = new ArrayList<>();
+        List<String> targetColumns = new ArrayList<>();
+        List<String> targetTypes = new ArrayList<>();
         int before = problems.size();
         for (int i = 0; i < written.columnCount(); i++) {
             ColumnSchema column = written.columns().get(i);
@@ -90,6 +94,9 @@ final class VerifyPlanner
             // a target column of another type holds the source's text as read by the target type
             sourceValues.add(column.typeName().equals(targetType) ? ComparedSide.text(sourceColumn) : ComparedSide.textAs(sourceColumn, targetType));
             targetValues.add(ComparedSide.text(column.name()));
+            sourceColumns.add(sourceColumn);
+            targetColumns.add(column.name());
+            targetTypes.add(targetType);
         }
         List<String> sourceKeyTypes = new ArrayList<>();
         List<String> targetKeyTypes = new ArrayList<>();
@@ -103,7 +110,27 @@ final class VerifyPlanner
         }
         ComparedSide sourceSide = new ComparedSide(schema.table(), schema.keyColumns(), sourceKeyTypes, sourceValues, "");
         ComparedSide targetSide = new ComparedSide(target.id(), written.keyColumns(), targetKeyTypes, targetValues, visibleRows(metadata));
-        return Optional.of(new TablePair(sourceSide, targetSide, written.keyColumns()));
+        RowCopy copy = new RowCopy(sourceSide, targetSide, sourceColumns, targetColumns, targetTypes, markDeleted(metadata));
+        return Optional.of(new TablePair(sourceSide, targetSide, written.keyColumns(), copy));
+    }
+
+    /** With soft deletes, what a streamed delete sets: the deleted flag, the deleted timestamp, the operation; empty for hard deletes. */
+    private static String markDeleted(ChangeMetadata metadata)
+    {
+        if (!metadata.softDeletes()) {
+            return "";
+        }
+        List<String> assignments = new ArrayList<>();
+        for (ChangeMetadata.Column column : metadata.columns()) {
+            switch (column.kind()) {
+                case DELETED_FLAG -> assignments.add(quote(column.name()) + " = true");
+                case DELETED_TIMESTAMP -> assignments.add(quote(column.name()) + " = now()");
+                case OPERATION -> assignments.add(quote(column.name()) + " = 'd'");
+                case SOURCE_TIMESTAMP, SOURCE_POSITION, APPLIED_TIMESTAMP -> {
+                }
+            }
+        }
+        return String.join(", ", assignments);
     }
 
     /** With soft deletes, the target rows not marked deleted. */
