@@ -27,7 +27,8 @@ import static java.util.Objects.requireNonNull;
  * @param valueExpressions the compared values, each a SQL expression of type text
  * @param visibleRows a SQL condition the rows compared meet (soft-deleted target rows are absent), or empty
  */
-public record ComparedSide(TableId table, List<String> keyColumns, List<String> keyTypes, List<String> valueExpressions, String visibleRows)
+public record ComparedSide(TableId table, List<String> keyColumns, List<String> keyTypes, List<String> valueExpressions,
+        String visibleRows)
 {
     public ComparedSide
     {
@@ -37,7 +38,8 @@ public record ComparedSide(TableId table, List<String> keyColumns, List<String> 
         valueExpressions = List.copyOf(valueExpressions);
         requireNonNull(visibleRows, "visibleRows is null");
         if (keyColumns.isEmpty() || keyColumns.size() != keyTypes.size()) {
-            throw new IllegalArgumentException("key columns " + keyColumns + " and key types " + keyTypes + " must be as many, and at least one");
+            throw new IllegalArgumentException("key columns " + keyColumns + " and key types " + keyTypes
+                    + " must be as many, and at least one");
         }
     }
 
@@ -67,7 +69,8 @@ public record ComparedSide(TableId table, List<String> keyColumns, List<String> 
         // qualified: a bare name in ORDER BY would sort by the select list's text of the key
         StringJoiner order = new StringJoiner(", ");
         keyColumns.forEach(column -> order.add(qualified() + "." + quote(column)));
-        return "SELECT " + keyText() + " FROM " + qualified() + where(lower, upper) + " ORDER BY " + order + " OFFSET ? LIMIT 1";
+        return "SELECT " + keyText() + " FROM " + qualified() + where(lower, upper) + " ORDER BY " + order
+                + " OFFSET ? LIMIT 1";
     }
 
     /**
@@ -77,7 +80,9 @@ public record ComparedSide(TableId table, List<String> keyColumns, List<String> 
      */
     public String chunkSummary(boolean lower, boolean upper)
     {
-        return "SELECT count(*), coalesce(sum(('x' || substr(" + rowMd5() + ", 1, 16))::bit(64)::bigint), 0)::text FROM " + qualified() + where(lower, upper);
+        return "SELECT count(*), coalesce(sum(('x' || substr(" + rowMd5()
+                + ", 1, 16))::bit(64)::bigint), 0)::text FROM "
+                + qualified() + where(lower, upper);
     }
 
     /** The keys (each column as text) and row md5s of a chunk, parameters as {@link #chunkSummary}. */
@@ -86,13 +91,16 @@ public record ComparedSide(TableId table, List<String> keyColumns, List<String> 
         return "SELECT " + keyText() + ", " + rowMd5() + " FROM " + qualified() + where(lower, upper);
     }
 
-    /** The keys (each column as text) and row md5s of the visible rows with one of {@code keys} keys; parameters: each key's columns in turn. */
+    /**
+     * The keys (each column as text) and row md5s of the visible rows with one of {@code keys} keys;
+     * parameters: each key's columns in turn.
+     */
     public String rowsByKey(int keys)
     {
         return "SELECT " + keyText() + ", " + rowMd5() + " FROM " + qualified() + " WHERE " + visible() + keyIn(keys);
     }
 
-    /** {@code (k1, k2) IN ((?::t1, ?::t2), ...)}: the condition for {@code keys} keys, each key's columns a parameter. */
+    /** {@code (k1, k2) IN ((?::t1, ?::t2), ...)}: the condition for {@code keys} keys, each key column a parameter. */
     public String keyIn(int keys)
     {
         StringJoiner list = new StringJoiner(", ", "(", ")");

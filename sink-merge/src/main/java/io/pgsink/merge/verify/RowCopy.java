@@ -20,7 +20,8 @@ import static java.util.Objects.requireNonNull;
  * @param targetTypes the target columns' declared types
  * @param markDeleted with soft deletes, the assignments that mark a target row deleted; empty for hard deletes
  */
-public record RowCopy(ComparedSide source, ComparedSide target, List<String> sourceColumns, List<String> targetColumns, List<String> targetTypes, String markDeleted)
+public record RowCopy(ComparedSide source, ComparedSide target, List<String> sourceColumns, List<String> targetColumns,
+        List<String> targetTypes, String markDeleted)
 {
     public RowCopy
     {
@@ -31,16 +32,22 @@ public record RowCopy(ComparedSide source, ComparedSide target, List<String> sou
         targetTypes = List.copyOf(targetTypes);
         requireNonNull(markDeleted, "markDeleted is null");
         if (sourceColumns.size() != targetColumns.size() || targetColumns.size() != targetTypes.size()) {
-            throw new IllegalArgumentException("source columns " + sourceColumns + ", target columns " + targetColumns + " and types " + targetTypes + " differ in number");
+            throw new IllegalArgumentException("source columns " + sourceColumns + ", target columns "
+                    + targetColumns + " and types "
+                    + targetTypes + " differ in number");
         }
     }
 
-    /** The source rows of {@code keys} keys: the key's columns as text, then each copied column as text. Parameters: each key's columns. */
+    /**
+     * The source rows of {@code keys} keys: the key's columns as text, then each copied column as
+     * text. Parameters: each key's columns.
+     */
     public String readSource(int keys)
     {
         StringJoiner columns = new StringJoiner(", ");
         sourceColumns.forEach(column -> columns.add(ComparedSide.text(column)));
-        return "SELECT " + source.keyText() + ", " + columns + " FROM " + source.qualified() + " WHERE " + source.keyIn(keys);
+        return "SELECT " + source.keyText() + ", " + columns + " FROM " + source.qualified()
+                + " WHERE " + source.keyIn(keys);
     }
 
     /** Removes the target rows of {@code keys} keys, soft-deleted ones too. Parameters: each key's columns. */
@@ -58,7 +65,8 @@ public record RowCopy(ComparedSide source, ComparedSide target, List<String> sou
         if (markDeleted.isEmpty()) {
             return deleteTarget(keys);
         }
-        return "UPDATE " + target.qualified() + " SET " + markDeleted + " WHERE " + (target.visibleRows().isEmpty() ? "" : "(" + target.visibleRows() + ") AND ") + target.keyIn(keys);
+        String visible = target.visibleRows().isEmpty() ? "" : "(" + target.visibleRows() + ") AND ";
+        return "UPDATE " + target.qualified() + " SET " + markDeleted + " WHERE " + visible + target.keyIn(keys);
     }
 
     /** Inserts one row; parameters: each copied column's text, in order. */

@@ -20,7 +20,10 @@ public final class StoredPositions
 {
     private StoredPositions() {}
 
-    /** The stored offsets (JSON text) of sink {@code sink.name}, one per source partition; empty before its first flush or when the table is missing. */
+    /**
+     * The stored offsets (JSON text) of sink {@code sink.name}, one per source partition; empty
+     * before its first flush or when the table is missing.
+     */
     public static List<String> read(Connection connection, SinkConfig config)
             throws SQLException
     {
@@ -45,7 +48,9 @@ public final class StoredPositions
                 }
             }
         }
-        try (PreparedStatement statement = connection.prepareStatement("SELECT source_offset FROM " + table + " WHERE sink_name = ? ORDER BY source_partition" + (lock ? " FOR UPDATE" : ""))) {
+        String query = "SELECT source_offset FROM " + table + " WHERE sink_name = ? ORDER BY source_partition"
+                + (lock ? " FOR UPDATE" : "");
+        try (PreparedStatement statement = connection.prepareStatement(query)) {
             statement.setString(1, config.sinkName());
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {

@@ -21,8 +21,11 @@ import java.util.concurrent.Callable;
  * and names the keys that are missing, extra or different; exits 0 when all are equal, 1 when
  * some differ, 2 when the configuration is invalid or a table cannot be compared.
  */
-@Command(name = "verify", description = "Compare every captured source table with its target table, by key ranges hashed on both servers, and name the keys that are "
-        + "missing, extra or different (keys only, never values). Read-only; runs while the service streams or is stopped. Exit code 0: equal, 1: differences, 2: invalid configuration.")
+@Command(name = "verify",
+        description = "Compare every captured source table with its target table, by key ranges hashed "
+        + "on both servers, and name the keys that are missing, extra or different (keys only, never "
+        + "values). Read-only; "
+        + "runs while the service streams or is stopped. Exit code 0: equal, 1: differences, 2: invalid configuration.")
 final class VerifyCommand
         implements Callable<Integer>
 {
@@ -37,7 +40,8 @@ final class VerifyCommand
             throws InterruptedException
     {
         StandaloneConfig parsed = StandaloneConfig.load(comparison.config, System.getenv());
-        VerifyReport report = new Verifier(parsed.loadSettings(), TargetConnector.fromConfig(parsed.sink()), comparison.options(spec.commandLine())).run();
+        VerifyReport report = new Verifier(parsed.loadSettings(), TargetConnector.fromConfig(parsed.sink()),
+                comparison.options(spec.commandLine())).run();
         PrintWriter out = spec.commandLine().getOut();
         report.lines().forEach(out::println);
         out.flush();
@@ -53,7 +57,9 @@ final class VerifyCommand
                 Files.writeString(file.get(), report.json(), StandardCharsets.UTF_8);
             }
             catch (IOException e) {
-                throw new SinkException(ErrorCode.CONFIG, "Cannot write the JSON report to " + file.get().toAbsolutePath() + ": " + e, e);
+                throw new SinkException(ErrorCode.CONFIG, "Cannot write the JSON report to "
+                        + file.get().toAbsolutePath() + ": " + e,
+                        e);
             }
         }
     }

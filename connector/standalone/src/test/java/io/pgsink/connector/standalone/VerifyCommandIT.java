@@ -46,10 +46,12 @@ class VerifyCommandIT
         target = TestingDatabase.create("pgsink_verify_target");
         sinkName = TestingDatabase.randomName("verify");
         source.execute(
-                "CREATE TABLE public.orders (id bigint PRIMARY KEY, status text NOT NULL, amount numeric(12,2), note text)",
+                "CREATE TABLE public.orders (id bigint PRIMARY KEY, status text NOT NULL, amount "
+                        + "numeric(12,2), note text)",
                 "CREATE TABLE public.items (\"Order\" bigint, line int, sku text, PRIMARY KEY (\"Order\", line))",
                 "INSERT INTO public.orders SELECT g, 'new', g * 1.5, NULL FROM generate_series(1, 2500) g",
-                "UPDATE public.orders SET note = (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 300) g) WHERE id = 30",
+                "UPDATE public.orders SET note = (SELECT string_agg(md5(g::text), '') FROM "
+                        + "generate_series(1, 300) g) WHERE id = 30",
                 "INSERT INTO public.items SELECT g / 3, g % 3, 'sku-' || g FROM generate_series(3, 300) g");
     }
 
@@ -89,8 +91,10 @@ class VerifyCommandIT
     {
         RunningService.await("the service to stream the live workload", CATCH_UP, () -> {
             running.assertRunning();
-            assertThat(source.query("SELECT active FROM pg_replication_slots WHERE slot_name = '" + sinkName + "'")).containsExactly(List.of("t"));
-            assertThat(target.query("SELECT count(*) FROM public.pgsink_offsets WHERE sink_name = '" + sinkName + "'")).containsExactly(List.of("1"));
+            assertThat(source.query("SELECT active FROM pg_replication_slots WHERE slot_name = '" + sinkName
+                    + "'")).containsExactly(List.of("t"));
+            assertThat(target.query("SELECT count(*) FROM public.pgsink_offsets WHERE sink_name = '" + sinkName
+                    + "'")).containsExactly(List.of("1"));
         });
     }
 
@@ -112,7 +116,8 @@ class VerifyCommandIT
     private TestingCommand pgsink(String command, Map<String, String> properties, String... extra)
             throws Exception
     {
-        List<String> args = new ArrayList<>(List.of(command, "--config", TestingCommand.configFile(directory.resolve("pgsink.properties"), properties).toString(),
+        List<String> args = new ArrayList<>(List.of(command, "--config",
+                TestingCommand.configFile(directory.resolve("pgsink.properties"), properties).toString(),
                 "--chunk-rows", "1000"));
         args.addAll(List.of(extra));
         return TestingCommand.run(args.toArray(String[]::new));
@@ -155,7 +160,8 @@ class VerifyCommandIT
 
             assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
             assertThat(result.out())
-                    .contains("[DIFFERS] \"public\".\"orders\": 4 keys differ (missing 1, extra 1, different 2); 2500 source rows, 2500 target rows, 3 chunks")
+                    .contains("[DIFFERS] \"public\".\"orders\": 4 keys differ (missing 1, extra 1, different "
+                            + "2); 2500 source rows, 2500 target rows, 3 chunks")
                     .contains("    missing: (id)=(1500)")
                     .contains("    extra: (id)=(99999)")
                     .containsPattern("    different: \\(id\\)=\\((10|30)\\), \\(id\\)=\\((10|30)\\)")
@@ -167,7 +173,8 @@ class VerifyCommandIT
             JsonNode report = new ObjectMapper().readTree(json.toFile());
             assertThat(report.get("equal").asBoolean()).isFalse();
             assertThat(report.get("differences").asLong()).isEqualTo(6);
-            JsonNode orders = report.get("tables").get(0).get("source").asText().equals("\"public\".\"orders\"") ? report.get("tables").get(0) : report.get("tables").get(1);
+            JsonNode first = report.get("tables").get(0);
+            JsonNode orders = first.get("source").asText().equals("\"public\".\"orders\"") ? first : report.get("tables").get(1);
             assertThat(orders.get("missing").toString()).isEqualTo("[[\"1500\"]]");
             assertThat(orders.get("extra").toString()).isEqualTo("[[\"99999\"]]");
             assertThat(orders.get("differentCount").asLong()).isEqualTo(2);
@@ -180,7 +187,8 @@ class VerifyCommandIT
             throws Exception
     {
         Map<String, String> properties = configuration();
-        try (RunningService running = RunningService.start(properties); LiveWorkload workload = new LiveWorkload(source)) {
+        try (RunningService running = RunningService.start(properties);
+                LiveWorkload workload = new LiveWorkload(source)) {
             awaitStreaming(running);
             for (int run = 0; run < 3; run++) {
                 long before = workload.awaitMore(20);
@@ -200,7 +208,8 @@ class VerifyCommandIT
             throws Exception
     {
         Map<String, String> properties = configuration();
-        try (RunningService running = RunningService.start(properties); LiveWorkload workload = new LiveWorkload(source)) {
+        try (RunningService running = RunningService.start(properties);
+                LiveWorkload workload = new LiveWorkload(source)) {
             awaitStreaming(running);
             // keys the workload leaves alone
             target.execute(
@@ -279,7 +288,10 @@ class VerifyCommandIT
         }
     }
 
-    /** A changed value, a deleted row, an extra row, a changed TOASTed value, and two composite keys: keys the live workload leaves alone. */
+    /**
+     * A changed value, a deleted row, an extra row, a changed TOASTed value, and two composite keys: keys the
+     * live workload leaves alone.
+     */
     private void divergeByHand()
             throws Exception
     {
@@ -292,7 +304,10 @@ class VerifyCommandIT
                 "UPDATE public.items SET sku = 'changed' WHERE \"Order\" = 90 AND line = 2");
     }
 
-    /** Captured tables without changes move no stored position: the sink counts as caught up once it received the WAL and its position stood still. */
+    /**
+     * Captured tables without changes move no stored position: the sink counts as caught up once it received
+     * the WAL and its position stood still.
+     */
     @Test
     void idleSourceWithTheServiceRunning()
             throws Exception
@@ -307,7 +322,8 @@ class VerifyCommandIT
             TestingCommand result = verify(properties, "--catch-up-timeout-ms", "60000");
 
             assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
-            assertThat(result.out()).contains("    missing: (id)=(1500)").contains("with nothing left to apply").contains("pgsink verify: 2 tables, 1 equal, 1 differing (1 key)");
+            assertThat(result.out()).contains("    missing: (id)=(1500)").contains("with nothing left to "
+                    + "apply").contains("pgsink verify: 2 tables, 1 equal, 1 differing (1 key)");
 
         }
     }
@@ -322,21 +338,26 @@ class VerifyCommandIT
         try (RunningService running = RunningService.start(properties)) {
             awaitEqual(running, "SELECT id FROM public.orders ORDER BY id");
             source.execute("DELETE FROM public.orders WHERE id <= 100");
-            RunningService.await("soft deletes", CATCH_UP, () -> assertThat(target.query("SELECT count(*) FROM public.orders WHERE _deleted")).containsExactly(List.of("100")));
+            RunningService.await("soft deletes", CATCH_UP,
+                    () -> assertThat(target.query("SELECT count(*) FROM public.orders WHERE "
+                            + "_deleted")).containsExactly(List.of("100")));
         }
         target.execute("UPDATE public.orders SET _deleted = true WHERE id = 200");
 
         TestingCommand result = verify(properties);
 
         assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
-        assertThat(result.out()).contains("[DIFFERS] \"public\".\"orders\": 1 key differs (missing 1, extra 0, different 0); 2400 source rows, 2399 target rows")
+        assertThat(result.out()).contains("[DIFFERS] \"public\".\"orders\": 1 key differs (missing 1, extra "
+                + "0, different 0); 2400 source rows, 2399 target rows")
                 .contains("    missing: (id)=(200)");
         target.execute("INSERT INTO public.orders (id, status) VALUES (99999, 'extra')");
 
         TestingCommand repair = pgsink("repair", properties);
 
-        assertThat(repair.out()).as(repair.out() + repair.err()).contains("pgsink repair: 1 row written, 1 row removed");
-        assertThat(target.query("SELECT id, _deleted FROM public.orders WHERE id IN (200, 99999) ORDER BY id")).containsExactly(List.of("200", "f"), List.of("99999", "t"));
+        assertThat(repair.out()).as(repair.out()
+                + repair.err()).contains("pgsink repair: 1 row written, 1 row removed");
+        assertThat(target.query("SELECT id, _deleted FROM public.orders WHERE id IN (200, 99999) ORDER BY "
+                + "id")).containsExactly(List.of("200", "f"), List.of("99999", "t"));
         assertThat(verify(properties).exitCode()).isZero();
     }
 
@@ -374,10 +395,14 @@ class VerifyCommandIT
             thread = new Thread(() -> {
                 Random random = new Random(31);
                 try (Connection connection = source.connect();
-                        PreparedStatement update = connection.prepareStatement("UPDATE public.orders SET amount = amount + 1, status = 'live' WHERE id = ?");
-                        PreparedStatement insert = connection.prepareStatement("INSERT INTO public.orders VALUES (?, 'live', 1, NULL)");
-                        PreparedStatement delete = connection.prepareStatement("DELETE FROM public.orders WHERE id = ?");
-                        PreparedStatement item = connection.prepareStatement("UPDATE public.items SET sku = sku || '.' WHERE \"Order\" = ?")) {
+                        PreparedStatement update = connection.prepareStatement("UPDATE public.orders SET "
+                                + "amount = amount + 1, status = 'live' WHERE id = ?");
+                        PreparedStatement insert = connection.prepareStatement("INSERT INTO public.orders "
+                                + "VALUES (?, 'live', 1, NULL)");
+                        PreparedStatement delete = connection.prepareStatement("DELETE FROM public.orders "
+                                + "WHERE id = ?");
+                        PreparedStatement item = connection.prepareStatement("UPDATE public.items SET sku = "
+                                + "sku || '.' WHERE \"Order\" = ?")) {
                     connection.setAutoCommit(false);
                     long next = 100_000;
                     while (!stopping.get()) {

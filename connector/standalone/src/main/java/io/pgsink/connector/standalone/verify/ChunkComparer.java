@@ -50,7 +50,9 @@ final class ChunkComparer
         }
         boolean sourceLarger = sourceSummary.rows() >= targetSummary.rows();
         if (Math.max(sourceSummary.rows(), targetSummary.rows()) > 2 * chunkRows) {
-            for (KeyRange part : split(sourceLarger ? source : target, sourceLarger ? table.source() : table.target(), range)) {
+            List<KeyRange> parts = sourceLarger
+                    ? split(source, table.source(), range) : split(target, table.target(), range);
+            for (KeyRange part : parts) {
                 compare(part, result);
             }
             return;
@@ -58,7 +60,8 @@ final class ChunkComparer
         Map<List<String>, String> sourceRows = rows(source, table.source(), range);
         Map<List<String>, String> targetRows = rows(target, table.target(), range);
         List<Difference> differences = new ArrayList<>();
-        sourceRows.forEach((key, hash) -> Difference.of(hash, targetRows.get(key)).ifPresent(kind -> differences.add(new Difference(kind, key))));
+        sourceRows.forEach((key, hash) -> Difference.of(hash, targetRows.get(key))
+                .ifPresent(kind -> differences.add(new Difference(kind, key))));
         targetRows.forEach((key, hash) -> {
             if (!sourceRows.containsKey(key)) {
                 differences.add(new Difference(Difference.Kind.EXTRA, key));
@@ -84,11 +87,16 @@ final class ChunkComparer
         }
     }
 
-    /** The key {@code offset} rows after {@code lower} (and up to {@code upper}), or empty when there are fewer rows. */
-    static Optional<List<String>> nextBoundary(Connection connection, ComparedSide side, Optional<List<String>> lower, Optional<List<String>> upper, long offset)
+    /**
+     * The key {@code offset} rows after {@code lower} (and up to {@code upper}), or empty when there are
+     * fewer rows.
+     */
+    static Optional<List<String>> nextBoundary(Connection connection, ComparedSide side, Optional<List<String>> lower,
+            Optional<List<String>> upper, long offset)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement(side.nextBoundary(lower.isPresent(), upper.isPresent()))) {
+        String query = side.nextBoundary(lower.isPresent(), upper.isPresent());
+        try (PreparedStatement statement = connection.prepareStatement(query)) {
             int index = bind(statement, 1, lower);
             index = bind(statement, index, upper);
             statement.setLong(index, offset);
@@ -101,7 +109,8 @@ final class ChunkComparer
     private static Summary summary(Connection connection, ComparedSide side, KeyRange range)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement(side.chunkSummary(range.lower().isPresent(), range.upper().isPresent()))) {
+        String query = side.chunkSummary(range.lower().isPresent(), range.upper().isPresent());
+        try (PreparedStatement statement = connection.prepareStatement(query)) {
             bind(statement, bind(statement, 1, range.lower()), range.upper());
             try (ResultSet rows = statement.executeQuery()) {
                 rows.next();
@@ -114,7 +123,8 @@ final class ChunkComparer
             throws SQLException
     {
         Map<List<String>, String> hashes = new LinkedHashMap<>();
-        try (PreparedStatement statement = connection.prepareStatement(side.chunkRows(range.lower().isPresent(), range.upper().isPresent()))) {
+        String query = side.chunkRows(range.lower().isPresent(), range.upper().isPresent());
+        try (PreparedStatement statement = connection.prepareStatement(query)) {
             bind(statement, bind(statement, 1, range.lower()), range.upper());
             try (ResultSet rows = statement.executeQuery()) {
                 int keyColumns = side.keyColumns().size();

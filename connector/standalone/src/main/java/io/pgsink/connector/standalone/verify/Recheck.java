@@ -66,7 +66,8 @@ final class Recheck
         if (candidates == 0) {
             return "";
         }
-        try (Connection source = Verifier.settled(settings.source().connect("pgsink verify", false)); Connection targetConnection = Verifier.settled(target.connect())) {
+        try (Connection source = Verifier.settled(settings.source().connect("pgsink verify", false));
+                Connection targetConnection = Verifier.settled(target.connect())) {
             boolean streaming = SinkProgress.streaming(source, settings.slotName());
             long deadline = System.nanoTime() + options.catchUpTimeout().toNanos();
             Round last = null;
@@ -85,7 +86,8 @@ final class Recheck
                 pending.forEach((key, kind) -> confirmed.add(new Difference(kind, key)));
                 result.confirmed(confirmed);
             }
-            return describe(candidates, results.stream().mapToLong(result -> result.differences().size()).sum(), changing, streaming, requireNonNull(last, "last"));
+            long reported = results.stream().mapToLong(result -> result.differences().size()).sum();
+            return describe(candidates, reported, changing, streaming, requireNonNull(last, "last"));
         }
         catch (SQLException e) {
             throw SqlFailures.translate(e, "Cannot re-check the differing keys");
@@ -93,8 +95,8 @@ final class Recheck
     }
 
     /** One round over {@code pending}: settled keys leave it, keys that differ for good move to {@code confirmed}. */
-    private Round round(Connection source, Connection targetConnection, TablePair table, Map<List<String>, Difference.Kind> pending, List<Difference> confirmed, boolean streaming,
-            long deadline)
+    private Round round(Connection source, Connection targetConnection, TablePair table,
+            Map<List<String>, Difference.Kind> pending, List<Difference> confirmed, boolean streaming, long deadline)
             throws SQLException, InterruptedException
     {
         List<List<String>> keys = new ArrayList<>(pending.keySet());
@@ -124,7 +126,8 @@ final class Recheck
             // a source whose captured tables are idle moves no stored position: the service received
             // everything up to L, and its position stood still for the quiet period
             OptionalLong received = SinkProgress.receivedLsn(source, settings.slotName());
-            if (received.isEmpty() || Long.compareUnsigned(received.getAsLong(), sourceLsn) < 0 || !sinkLsn.equals(quietLsn)) {
+            boolean receivedAll = received.isPresent() && Long.compareUnsigned(received.getAsLong(), sourceLsn) >= 0;
+            if (!receivedAll || !sinkLsn.equals(quietLsn)) {
                 quietSince = System.nanoTime();
                 quietLsn = sinkLsn;
             }
@@ -157,7 +160,10 @@ final class Recheck
         return new Round(quiet, caughtUp || !streaming, sourceLsn, sinkLsn);
     }
 
-    /** How long a position must stand still, with everything received, to mean that nothing is left to apply: three flush intervals, at least 2 s. */
+    /**
+     * How long a position must stand still, with everything received, to mean that nothing is left
+     * to apply: three flush intervals, at least 2 s.
+     */
     private long quietNanos()
     {
         return TimeUnit.MILLISECONDS.toNanos(Math.max(2000, 3 * settings.sink().flushPolicy().intervalMillis()));
@@ -168,7 +174,8 @@ final class Recheck
     {
         Map<List<String>, String> rows = new HashMap<>();
         for (int from = 0; from < keys.size(); from += BATCH) {
-            rows.putAll(ChunkComparer.rowsByKey(connection, side, keys.subList(from, Math.min(keys.size(), from + BATCH))));
+            List<List<String>> batch = keys.subList(from, Math.min(keys.size(), from + BATCH));
+            rows.putAll(ChunkComparer.rowsByKey(connection, side, batch));
         }
         return rows;
     }
@@ -176,18 +183,26 @@ final class Recheck
     private String describe(int candidates, long reported, int changing, boolean streaming, Round last)
     {
         String sink = last.sinkLsn().isPresent() ? SinkProgress.text(last.sinkLsn().getAsLong()) : "none stored";
-        String checked = "re-checked " + candidates + (candidates == 1 ? " differing key" : " differing keys") + ", " + reported + " still differ";
+        String checked = "re-checked " + candidates + (candidates == 1 ? " differing key" : " differing keys")
+                + ", " + reported + " still differ";
         if (!streaming) {
-            return checked + ", as of the sink's stored position " + sink + " (no service streams: replication slot " + settings.slotName() + " is idle; source at "
+            return checked + ", as of the sink's stored position " + sink + " (no service streams: replication slot "
+                    + settings.slotName() + " is idle; source at "
                     + SinkProgress.text(last.sourceLsn()) + ")";
         }
         if (!last.caughtUp()) {
-            return checked + ", as of the sink's position " + sink + ": it did not reach the source's " + SinkProgress.text(last.sourceLsn()) + " within "
-                    + options.catchUpTimeout().toMillis() + " ms (--catch-up-timeout-ms), so some may only be changes not applied yet";
+            return checked + ", as of the sink's position " + sink + ": it did not reach the source's "
+                    + SinkProgress.text(last.sourceLsn()) + " within " + options.catchUpTimeout().toMillis()
+                    + " ms (--catch-up-timeout-ms), so some may only be changes not applied yet";
         }
-        return checked + (last.quiet() ? " after the sink received the source up to " + SinkProgress.text(last.sourceLsn()) + " with nothing left to apply (its position "
-                + sink + " stood still)" : " after the sink applied the source up to " + SinkProgress.text(last.sourceLsn()))
-                + (changing > 0 ? "; " + changing + " changed on the source during each of " + options.rechecks() + " re-checks" : "");
+        String source = SinkProgress.text(last.sourceLsn());
+        String how = last.quiet()
+                ? " after the sink received the source up to " + source
+                + " with nothing left to apply (its position " + sink + " stood still)"
+                : " after the sink applied the source up to " + source;
+        return checked + how
+                + (changing > 0 ? "; " + changing + " changed on the source during each of "
+                + options.rechecks() + " re-checks" : "");
     }
 
     /**

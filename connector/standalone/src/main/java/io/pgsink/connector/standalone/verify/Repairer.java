@@ -76,7 +76,8 @@ public final class Repairer
         long written = 0;
         long removed = 0;
         long unlisted = 0;
-        try (Connection source = Verifier.settled(settings.source().connect("pgsink repair", false)); Connection targetConnection = Verifier.settled(target.connect())) {
+        try (Connection source = Verifier.settled(settings.source().connect("pgsink repair", false));
+                Connection targetConnection = Verifier.settled(target.connect())) {
             targetConnection.setAutoCommit(false);
             // keeps the service's flushes out until the repair commits
             StoredPositions.read(targetConnection, settings.sink(), true);
@@ -100,17 +101,26 @@ public final class Repairer
                 removed += tableRemoved;
                 long more = table.unlisted().values().stream().mapToLong(Long::longValue).sum();
                 unlisted += more;
-                lines.add("[REPAIRED] " + table.table().describe() + ": " + rows.size() + (rows.size() == 1 ? " row" : " rows") + " written from the source, " + tableRemoved
-                        + (tableRemoved == 1 ? " row" : " rows") + " removed" + (more > 0 ? "; " + more + " more differing keys were not listed (--max-keys)" : ""));
+                lines.add("[REPAIRED] " + table.table().describe() + ": " + rows(rows.size())
+                        + " written from the source, "
+                        + rows(tableRemoved) + " removed" + (more > 0 ? "; " + more
+                        + " more differing keys were not listed (--max-keys)" : ""));
             }
             targetConnection.commit();
-            lines.add("pgsink repair: " + written + (written == 1 ? " row" : " rows") + " written, " + removed + (removed == 1 ? " row" : " rows") + " removed, as of source "
-                    + SinkProgress.text(sourceLsn) + (unlisted > 0 ? "; " + unlisted + " differing keys beyond --max-keys remain: run pgsink repair again" : ""));
+            lines.add("pgsink repair: " + rows(written) + " written, " + rows(removed)
+                    + " removed, as of source " + SinkProgress.text(sourceLsn)
+                    + (unlisted > 0 ? "; " + unlisted
+                    + " differing keys beyond --max-keys remain: run pgsink repair again" : ""));
             return new Result(verified, lines, unlisted == 0);
         }
         catch (SQLException e) {
             throw SqlFailures.translate(e, "Cannot repair the differing keys (nothing was changed)");
         }
+    }
+
+    private static String rows(long count)
+    {
+        return count + (count == 1 ? " row" : " rows");
     }
 
     private static List<List<String>> keys(TableReport table)
@@ -146,8 +156,12 @@ public final class Repairer
         return rows;
     }
 
-    /** Deletes and inserts the rows the source has, removes the keys it lacks; returns how many target rows were removed. */
-    private static long write(Connection target, RowCopy copy, Map<List<String>, List<String>> rows, List<List<String>> absent)
+    /**
+     * Deletes and inserts the rows the source has, removes the keys it lacks; returns how many target rows
+     * were removed.
+     */
+    private static long write(Connection target, RowCopy copy, Map<List<String>, List<String>> rows,
+            List<List<String>> absent)
             throws SQLException
     {
         List<List<String>> present = new ArrayList<>(rows.keySet());

@@ -35,7 +35,9 @@ final class SinkProgress
         for (String offset : StoredPositions.read(target, config)) {
             try {
                 JsonNode lsn = MAPPER.readTree(offset).get("lsn");
-                if (lsn != null && lsn.canConvertToLong() && (highest.isEmpty() || lsn.asLong() > highest.getAsLong())) {
+                boolean higher = lsn != null && lsn.canConvertToLong()
+                        && (highest.isEmpty() || lsn.asLong() > highest.getAsLong());
+                if (higher) {
                     highest = OptionalLong.of(lsn.asLong());
                 }
             }
@@ -46,11 +48,13 @@ final class SinkProgress
         return highest;
     }
 
-    /** The source's current WAL insert position: at or past the commit of every transaction the connection's snapshot sees. */
+    /** The source's WAL insert position: at or past the commit of every transaction the connection's snapshot sees. */
     static long currentLsn(Connection source)
             throws SQLException
     {
-        try (PreparedStatement statement = source.prepareStatement("SELECT pg_catalog.pg_current_wal_insert_lsn()::text"); ResultSet rows = statement.executeQuery()) {
+        try (PreparedStatement statement = source.prepareStatement("SELECT "
+                + "pg_catalog.pg_current_wal_insert_lsn()::text");
+                ResultSet rows = statement.executeQuery()) {
             rows.next();
             return parse(rows.getString(1));
         }
@@ -60,7 +64,8 @@ final class SinkProgress
     static boolean streaming(Connection source, String slot)
             throws SQLException
     {
-        try (PreparedStatement statement = source.prepareStatement("SELECT active FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
+        String query = "SELECT active FROM pg_catalog.pg_replication_slots WHERE slot_name = ?";
+        try (PreparedStatement statement = source.prepareStatement(query)) {
             statement.setString(1, slot);
             try (ResultSet rows = statement.executeQuery()) {
                 return rows.next() && rows.getBoolean(1);
@@ -76,11 +81,14 @@ final class SinkProgress
     static OptionalLong receivedLsn(Connection source, String slot)
             throws SQLException
     {
-        try (PreparedStatement statement = source.prepareStatement("SELECT r.write_lsn::text FROM pg_catalog.pg_replication_slots s"
+        try (PreparedStatement statement = source.prepareStatement("SELECT r.write_lsn::text FROM "
+                + "pg_catalog.pg_replication_slots s"
                 + " JOIN pg_catalog.pg_stat_replication r ON r.pid = s.active_pid WHERE s.slot_name = ?")) {
             statement.setString(1, slot);
             try (ResultSet rows = statement.executeQuery()) {
-                return rows.next() && rows.getString(1) != null ? OptionalLong.of(parse(rows.getString(1))) : OptionalLong.empty();
+                return rows.next() && rows.getString(1) != null
+                        ? OptionalLong.of(parse(rows.getString(1)))
+                        : OptionalLong.empty();
             }
         }
     }
@@ -95,6 +103,7 @@ final class SinkProgress
     /** A number as PostgreSQL prints an LSN. */
     static String text(long lsn)
     {
-        return Long.toHexString(lsn >>> 32).toUpperCase(Locale.ROOT) + "/" + Long.toHexString(lsn & 0xFFFF_FFFFL).toUpperCase(Locale.ROOT);
+        return Long.toHexString(lsn >>> 32).toUpperCase(Locale.ROOT) + "/"
+                + Long.toHexString(lsn & 0xFFFF_FFFFL).toUpperCase(Locale.ROOT);
     }
 }

@@ -38,6 +38,8 @@ record TablePair(ComparedSide source, ComparedSide target, List<String> keyNames
     /** {@code source -> target}, or the table's name when both are the same. */
     String describe()
     {
-        return source.table().equals(target.table()) ? source.table().toString() : source.table() + " -> " + target.table();
+        return source.table().equals(target.table())
+                ? source.table().toString()
+                : source.table() + " -> " + target.table();
     }
 }

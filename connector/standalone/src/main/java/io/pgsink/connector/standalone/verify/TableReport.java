@@ -15,7 +15,9 @@ import static java.util.Objects.requireNonNull;
  * @param listed the differing keys, in the order found (at most {@code --max-keys})
  * @param unlisted how many more keys differed, by kind, beyond those listed (not re-checked)
  */
-record TableReport(TablePair table, long sourceRows, long targetRows, long chunks, long differingChunks, List<Difference> listed, Map<Difference.Kind, Long> unlisted)
+record TableReport(TablePair table, long sourceRows, long targetRows, long chunks, long differingChunks,
+        List<Difference> listed,
+        Map<Difference.Kind, Long> unlisted)
 {
     TableReport
     {
@@ -42,7 +44,8 @@ record TableReport(TablePair table, long sourceRows, long targetRows, long chunk
 
     long count(Difference.Kind kind)
     {
-        return listed.stream().filter(difference -> difference.kind() == kind).count() + unlisted.getOrDefault(kind, 0L);
+        long listedCount = listed.stream().filter(difference -> difference.kind() == kind).count();
+        return listedCount + unlisted.getOrDefault(kind, 0L);
     }
 
     List<List<String>> keys(Difference.Kind kind)

@@ -70,22 +70,24 @@ public final class Verifier
         catch (SQLException e) {
             throw SqlFailures.translate(e, "Cannot read the captured tables to verify");
         }
-        log.info("{} - verifying {} table(s) in {} key range(s) of up to {} rows, parallelism {}", settings.sink().sinkName(), results.size(), ranges.size(), options.chunkRows(),
-                options.parallelism());
+        log.info("{} - verifying {} table(s) in {} key range(s) of up to {} rows, parallelism {}",
+                settings.sink().sinkName(),
+                results.size(), ranges.size(), options.chunkRows(), options.parallelism());
         compare(ranges, results);
         String recheck = new Recheck(settings, target, options).run(results);
         List<TableReport> reports = results.stream().map(TableResult::report).toList();
         return new VerifyReport(reports, (System.nanoTime() - start) / 1_000_000, recheck);
     }
 
-    /** The source's keys cut into ranges of {@code chunkRows}: boundaries every {@code chunkRows} keys, the last range open. */
+    /** The source's keys cut into ranges: a boundary every {@code chunkRows} keys, the last range open. */
     private List<KeyRange> ranges(Connection source, TablePair pair)
             throws SQLException
     {
         List<KeyRange> ranges = new ArrayList<>();
         Optional<List<String>> lower = Optional.empty();
         while (true) {
-            Optional<List<String>> upper = ChunkComparer.nextBoundary(source, pair.source(), lower, Optional.empty(), options.chunkRows() - 1);
+            Optional<List<String>> upper = ChunkComparer.nextBoundary(source, pair.source(), lower, Optional.empty(),
+                    options.chunkRows() - 1);
             ranges.add(new KeyRange(pair, lower, upper));
             if (upper.isEmpty()) {
                 return ranges;
@@ -135,12 +137,15 @@ public final class Verifier
             ChunkComparer comparer = new ChunkComparer(source, targetConnection, options.chunkRows());
             while ((range = ranges.poll()) != null) {
                 KeyRange current = range;
-                TableResult result = results.stream().filter(each -> each.table() == current.table()).findFirst().orElseThrow();
+                TableResult result = results.stream().filter(each -> each.table() == current.table()).findFirst()
+                        .orElseThrow();
                 comparer.compare(range, result);
             }
         }
         catch (SQLException e) {
-            throw SqlFailures.translate(e, range == null ? "Cannot connect to verify" : "Cannot compare " + range.table().describe());
+            throw SqlFailures.translate(e, range == null
+                    ? "Cannot connect to verify"
+                    : "Cannot compare " + range.table().describe());
         }
     }
 

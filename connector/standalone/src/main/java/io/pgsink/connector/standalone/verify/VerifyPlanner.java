@@ -50,18 +50,23 @@ final class VerifyPlanner
         for (TableSchema schema : SourceCatalog.schemas(source, settings.captured())) {
             TableId id = schema.table();
             if (metadata.isHistory(id)) {
-                problems.add(id + " is a history table (table.mode, history.table.include.list): it holds a row per change, not per key, so verify cannot compare it");
+                problems.add(id
+                        + " is a history table (table.mode, history.table.include.list): it holds a row per change,"
+                        + " not per key, so verify cannot compare it");
                 continue;
             }
             if (!schema.hasKey()) {
-                problems.add(id + " has no primary key: verify compares rows by key; exclude it from the captured tables or give it a primary key");
+                problems.add(id
+                        + " has no primary key: verify compares rows by key; exclude it from the captured tables"
+                        + " or give it a primary key");
                 continue;
             }
             ColumnProjection projection = sink.columnSelection().project(schema);
             TableId targetId = settings.routing().apply(id);
             Optional<TargetTable> targetTable = LoadTargets.read(target, dialect, targetId);
             if (targetTable.isEmpty()) {
-                problems.add(id + ": its target table " + targetId + " does not exist (or the target user cannot see it)");
+                problems.add(id + ": its target table " + targetId
+                        + " does not exist (or the target user cannot see it)");
                 continue;
             }
             plan(schema, projection, targetTable.get(), metadata, problems).ifPresent(pairs::add);
@@ -73,7 +78,9 @@ final class VerifyPlanner
         return pairs;
     }
 
-    private static Optional<TablePair> plan(TableSchema schema, ColumnProjection projection, TargetTable target, ChangeMetadata metadata, List<String> problems)
+    private static Optional<TablePair> plan(TableSchema schema, ColumnProjection projection, TargetTable target,
+            ChangeMetadata metadata,
+            List<String> problems)
     {
         TableSchema written = projection.target();
         List<String> sourceValues = new ArrayList<>();
@@ -86,13 +93,16 @@ final class VerifyPlanner
             ColumnSchema column = written.columns().get(i);
             Optional<TargetColumn> targetColumn = target.column(column.name());
             if (targetColumn.isEmpty()) {
-                problems.add(schema.table() + ": column " + quote(column.name()) + " is missing in its target table " + target.id());
+                problems.add(schema.table() + ": column " + quote(column.name()) + " is missing in its target table "
+                        + target.id());
                 continue;
             }
             String sourceColumn = projection.sourceColumn(i);
             String targetType = targetColumn.get().declaredType();
             // a target column of another type holds the source's text as read by the target type
-            sourceValues.add(column.typeName().equals(targetType) ? ComparedSide.text(sourceColumn) : ComparedSide.textAs(sourceColumn, targetType));
+            sourceValues.add(column.typeName().equals(targetType)
+                    ? ComparedSide.text(sourceColumn)
+                    : ComparedSide.textAs(sourceColumn, targetType));
             targetValues.add(ComparedSide.text(column.name()));
             sourceColumns.add(sourceColumn);
             targetColumns.add(column.name());
@@ -108,13 +118,19 @@ final class VerifyPlanner
         if (problems.size() > before) {
             return Optional.empty();
         }
-        ComparedSide sourceSide = new ComparedSide(schema.table(), schema.keyColumns(), sourceKeyTypes, sourceValues, "");
-        ComparedSide targetSide = new ComparedSide(target.id(), written.keyColumns(), targetKeyTypes, targetValues, visibleRows(metadata));
-        RowCopy copy = new RowCopy(sourceSide, targetSide, sourceColumns, targetColumns, targetTypes, markDeleted(metadata));
+        ComparedSide sourceSide = new ComparedSide(schema.table(), schema.keyColumns(), sourceKeyTypes,
+                sourceValues, "");
+        ComparedSide targetSide = new ComparedSide(target.id(), written.keyColumns(), targetKeyTypes, targetValues,
+                visibleRows(metadata));
+        RowCopy copy = new RowCopy(sourceSide, targetSide, sourceColumns, targetColumns, targetTypes,
+                markDeleted(metadata));
         return Optional.of(new TablePair(sourceSide, targetSide, written.keyColumns(), copy));
     }
 
-    /** With soft deletes, what a streamed delete sets: the deleted flag, the deleted timestamp, the operation; empty for hard deletes. */
+    /**
+     * With soft deletes, what a streamed delete sets (deleted flag, deleted timestamp, operation); empty for
+     * hard deletes.
+     */
     private static String markDeleted(ChangeMetadata metadata)
     {
         if (!metadata.softDeletes()) {

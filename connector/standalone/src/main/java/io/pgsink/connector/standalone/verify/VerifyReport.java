@@ -44,28 +44,36 @@ public record VerifyReport(List<TableReport> tables, long elapsedMillis, String 
     {
         List<String> lines = new ArrayList<>();
         for (TableReport table : tables) {
-            String counts = table.sourceRows() + " source rows, " + table.targetRows() + " target rows, " + table.chunks() + (table.chunks() == 1 ? " chunk" : " chunks");
+            String counts = table.sourceRows() + " source rows, " + table.targetRows() + " target rows, "
+                    + table.chunks()
+                    + (table.chunks() == 1 ? " chunk" : " chunks");
             if (table.equal()) {
                 lines.add("[ EQUAL ] " + table.table().describe() + ": " + counts);
                 continue;
             }
-            lines.add("[DIFFERS] " + table.table().describe() + ": " + table.differences() + (table.differences() == 1 ? " key differs" : " keys differ")
-                    + " (missing " + table.count(Difference.Kind.MISSING) + ", extra " + table.count(Difference.Kind.EXTRA) + ", different " + table.count(Difference.Kind.DIFFERENT)
-                    + "); " + counts);
+            lines.add("[DIFFERS] " + table.table().describe() + ": " + table.differences()
+                    + (table.differences() == 1 ? " key differs" : " keys differ")
+                    + " (missing " + table.count(Difference.Kind.MISSING) + ", extra "
+                    + table.count(Difference.Kind.EXTRA)
+                    + ", different " + table.count(Difference.Kind.DIFFERENT) + "); " + counts);
             for (Difference.Kind kind : Difference.Kind.values()) {
                 List<List<String>> keys = table.keys(kind);
                 long unlisted = table.unlisted().getOrDefault(kind, 0L);
                 if (!keys.isEmpty() || unlisted > 0) {
                     StringJoiner shown = new StringJoiner(", ");
                     keys.forEach(key -> shown.add(keyText(table.table().keyNames(), key)));
-                    lines.add("    " + kind.name().toLowerCase(Locale.ROOT) + ": " + shown + (unlisted > 0 ? (keys.isEmpty() ? "" : ", ") + "and " + unlisted + " more" : ""));
+                    String more = unlisted > 0 ? (keys.isEmpty() ? "" : ", ") + "and " + unlisted + " more" : "";
+                    lines.add("    " + kind.name().toLowerCase(Locale.ROOT) + ": " + shown + more);
                 }
             }
         }
         long differing = tables.stream().filter(table -> !table.equal()).count();
         long rows = tables.stream().mapToLong(TableReport::sourceRows).sum();
-        lines.add("pgsink verify: " + tables.size() + (tables.size() == 1 ? " table, " : " tables, ") + (tables.size() - differing) + " equal, " + differing + " differing ("
-                + differences() + (differences() == 1 ? " key" : " keys") + "); " + rows + " source rows compared in " + elapsedMillis + " ms" + (recheck.isEmpty() ? "" : "; " + recheck));
+        lines.add("pgsink verify: " + tables.size() + (tables.size() == 1 ? " table, " : " tables, ")
+                + (tables.size() - differing)
+                + " equal, " + differing + " differing (" + differences()
+                + (differences() == 1 ? " key" : " keys") + "); " + rows
+                + " source rows compared in " + elapsedMillis + " ms" + (recheck.isEmpty() ? "" : "; " + recheck));
         return lines;
     }
 
