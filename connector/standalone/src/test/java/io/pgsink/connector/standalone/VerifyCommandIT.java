@@ -174,7 +174,8 @@ class VerifyCommandIT
             assertThat(report.get("equal").asBoolean()).isFalse();
             assertThat(report.get("differences").asLong()).isEqualTo(6);
             JsonNode first = report.get("tables").get(0);
-            JsonNode orders = first.get("source").asText().equals("\"public\".\"orders\"") ? first : report.get("tables").get(1);
+            JsonNode orders = first.get("source").asText().equals("\"public\".\"orders\"")
+                    ? first : report.get("tables").get(1);
             assertThat(orders.get("missing").toString()).isEqualTo("[[\"1500\"]]");
             assertThat(orders.get("extra").toString()).isEqualTo("[[\"99999\"]]");
             assertThat(orders.get("differentCount").asLong()).isEqualTo(2);
@@ -326,6 +327,43 @@ class VerifyCommandIT
                     + "apply").contains("pgsink verify: 2 tables, 1 equal, 1 differing (1 key)");
 
         }
+    }
+
+    @Test
+    void routingRenamesExcludedAndMetadataColumns()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        properties.put("target.table.name.format", "public.copy_${table}");
+        properties.put("column.rename", "public.orders.status:state");
+        properties.put("column.exclude.list", "public.orders.amount");
+        properties.put("metadata.operation.column", "_op");
+        try (RunningService running = RunningService.start(properties)) {
+            RunningService.await("the routed tables", CATCH_UP,
+                    () -> assertThat(target.query("SELECT count(*) FROM public.copy_orders"))
+                    .containsExactly(List.of("2500")));
+            RunningService.await("the routed items", CATCH_UP,
+                    () -> assertThat(target.query("SELECT \"Order\", line, sku FROM public.copy_items ORDER BY 1, 2"))
+                    .isEqualTo(source.query(ITEMS)));
+        }
+        // not compared: an excluded column, a metadata column
+        source.execute("UPDATE public.orders SET amount = -1 WHERE id = 8");
+        target.execute("UPDATE public.copy_orders SET _op = 'x' WHERE id = 9",
+                "UPDATE public.copy_orders SET state = 'changed' WHERE id = 7");
+
+        TestingCommand result = verify(properties);
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
+        assertThat(result.out())
+                .contains("[DIFFERS] \"public\".\"orders\" -> \"public\".\"copy_orders\": 1 key differs "
+                        + "(missing 0, extra 0, different 1)")
+                .contains("    different: (id)=(7)\n")
+                .contains("[ EQUAL ] \"public\".\"items\" -> \"public\".\"copy_items\"");
+        TestingCommand repair = pgsink("repair", properties);
+        assertThat(repair.out()).as(repair.out()
+                + repair.err()).contains("pgsink repair: 1 row written, 0 rows removed");
+        assertThat(target.query("SELECT state FROM public.copy_orders WHERE id = 7")).containsExactly(List.of("new"));
+        assertThat(verify(properties).exitCode()).isZero();
     }
 
     @Test
