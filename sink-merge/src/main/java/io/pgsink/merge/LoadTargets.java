@@ -71,6 +71,13 @@ public final class LoadTargets
                 + " Create it with the columns and primary key of " + source.table() + ", or set schema.evolution=add-columns to have pgsink create it."));
     }
 
+    /** The target table {@code target} as the catalog describes it, or empty when it does not exist; changes nothing. */
+    public static Optional<TargetTable> read(Connection connection, Dialect dialect, TableId target)
+            throws SQLException
+    {
+        return TargetCatalog.read(connection, target, dialect);
+    }
+
     /** Empties the tables, in the connection's transaction. */
     public static void truncate(Connection connection, List<TableId> tables)
             throws SQLException

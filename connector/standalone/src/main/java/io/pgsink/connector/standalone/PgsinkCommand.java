@@ -26,7 +26,7 @@ import java.util.Properties;
         mixinStandardHelpOptions = true,
         versionProvider = PgsinkCommand.Version.class,
         description = "Change-data-capture sink: streams PostgreSQL changes (Debezium, pgoutput) into PostgreSQL or Greenplum at COPY speed.",
-        subcommands = {RunCommand.class, CheckCommand.class, ResetCommand.class, QuickstartCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {RunCommand.class, CheckCommand.class, ResetCommand.class, VerifyCommand.class, RepairCommand.class, QuickstartCommand.class, CommandLine.HelpCommand.class})
 public final class PgsinkCommand
         implements Runnable
 {

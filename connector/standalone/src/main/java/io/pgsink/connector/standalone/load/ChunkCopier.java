@@ -26,7 +26,7 @@ import static java.util.Objects.requireNonNull;
  */
 final class ChunkCopier
 {
-    static final String SESSION_SETTINGS = "SET DateStyle = 'ISO, MDY'; SET IntervalStyle = 'postgres'; SET TimeZone = 'UTC'; SET extra_float_digits = 3; SET bytea_output = 'hex'";
+    static final String SESSION_SETTINGS = LoadSettings.SESSION_SETTINGS;
 
     private final LoadSettings.SourceConnector source;
     private final TargetConnector target;

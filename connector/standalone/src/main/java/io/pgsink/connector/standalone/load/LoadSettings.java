@@ -38,6 +38,13 @@ public record LoadSettings(
         long progressIntervalMillis,
         long slotCreationTimeoutMillis)
 {
+    /**
+     * The session settings under which a value prints the same on every server, whatever its
+     * defaults ({@code DateStyle ISO}, {@code IntervalStyle postgres}, UTC, all float digits, hex
+     * bytea): the initial load's text COPY and {@code pgsink verify}'s row texts use them.
+     */
+    public static final String SESSION_SETTINGS = "SET DateStyle = 'ISO, MDY'; SET IntervalStyle = 'postgres'; SET TimeZone = 'UTC'; SET extra_float_digits = 3; SET bytea_output = 'hex'";
+
     public LoadSettings
     {
         requireNonNull(sink, "sink is null");

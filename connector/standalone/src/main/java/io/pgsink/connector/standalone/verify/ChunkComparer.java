@@ -1,0 +1,186 @@
+package io.pgsink.connector.standalone.verify;
+
+import io.pgsink.merge.verify.ComparedSide;
+import org.jetbrains.annotations.Nullable;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Compares key ranges of a table on a source and a target connection of its own: both servers
+ * count and hash the range ({@link ComparedSide#chunkSummary}); only a range whose counts or hashes
+ * differ has its keys and row hashes read from both sides and diffed, and a range that holds more
+ * than twice the chunk size on either side (a target with many extra rows) is first split at that
+ * side's keys, so that no more than about a chunk of keys is ever held.
+ *
+ * <p>Not thread-safe: one worker thread owns it and its connections.
+ */
+final class ChunkComparer
+{
+    private final Connection source;
+    private final Connection target;
+    private final long chunkRows;
+
+    ChunkComparer(Connection source, Connection target, long chunkRows)
+    {
+        this.source = requireNonNull(source, "source is null");
+        this.target = requireNonNull(target, "target is null");
+        this.chunkRows = chunkRows;
+    }
+
+    void compare(KeyRange range, TableResult result)
+            throws SQLException
+    {
+        TablePair table = range.table();
+        Summary sourceSummary = summary(source, table.source(), range);
+        Summary targetSummary = summary(target, table.target(), range);
+        if (sourceSummary.equals(targetSummary)) {
+            result.chunk(sourceSummary.rows(), targetSummary.rows(), List.of());
+            return;
+        }
+        boolean sourceLarger = sourceSummary.rows() >= targetSummary.rows();
+        if (Math.max(sourceSummary.rows(), targetSummary.rows()) > 2 * chunkRows) {
+            List<KeyRange> parts = sourceLarger
+                    ? split(source, table.source(), range) : split(target, table.target(), range);
+            for (KeyRange part : parts) {
+                compare(part, result);
+            }
+            return;
+        }
+        Map<List<String>, String> sourceRows = rows(source, table.source(), range);
+        Map<List<String>, String> targetRows = rows(target, table.target(), range);
+        List<Difference> differences = new ArrayList<>();
+        sourceRows.forEach((key, hash) -> Difference.of(hash, targetRows.get(key))
+                .ifPresent(kind -> differences.add(new Difference(kind, key))));
+        targetRows.forEach((key, hash) -> {
+            if (!sourceRows.containsKey(key)) {
+                differences.add(new Difference(Difference.Kind.EXTRA, key));
+            }
+        });
+        result.chunk(sourceRows.size(), targetRows.size(), differences);
+    }
+
+    /** {@code range} cut into ranges of {@code chunkRows} of {@code side}'s keys. */
+    private List<KeyRange> split(Connection connection, ComparedSide side, KeyRange range)
+            throws SQLException
+    {
+        List<KeyRange> parts = new ArrayList<>();
+        Optional<List<String>> lower = range.lower();
+        while (true) {
+            Optional<List<String>> boundary = nextBoundary(connection, side, lower, range.upper(), chunkRows - 1);
+            if (boundary.isEmpty()) {
+                parts.add(new KeyRange(range.table(), lower, range.upper()));
+                return parts;
+            }
+            parts.add(new KeyRange(range.table(), lower, boundary));
+            lower = boundary;
+        }
+    }
+
+    /**
+     * The key {@code offset} rows after {@code lower} (and up to {@code upper}), or empty when there are
+     * fewer rows.
+     */
+    static Optional<List<String>> nextBoundary(Connection connection, ComparedSide side, Optional<List<String>> lower,
+            Optional<List<String>> upper, long offset)
+            throws SQLException
+    {
+        String query = side.nextBoundary(lower.isPresent(), upper.isPresent());
+        try (PreparedStatement statement = connection.prepareStatement(query)) {
+            int index = bind(statement, 1, lower);
+            index = bind(statement, index, upper);
+            statement.setLong(index, offset);
+            try (ResultSet rows = statement.executeQuery()) {
+                return rows.next() ? Optional.of(key(rows, side.keyColumns().size())) : Optional.empty();
+            }
+        }
+    }
+
+    private static Summary summary(Connection connection, ComparedSide side, KeyRange range)
+            throws SQLException
+    {
+        String query = side.chunkSummary(range.lower().isPresent(), range.upper().isPresent());
+        try (PreparedStatement statement = connection.prepareStatement(query)) {
+            bind(statement, bind(statement, 1, range.lower()), range.upper());
+            try (ResultSet rows = statement.executeQuery()) {
+                rows.next();
+                return new Summary(rows.getLong(1), rows.getString(2));
+            }
+        }
+    }
+
+    private static Map<List<String>, String> rows(Connection connection, ComparedSide side, KeyRange range)
+            throws SQLException
+    {
+        Map<List<String>, String> hashes = new LinkedHashMap<>();
+        String query = side.chunkRows(range.lower().isPresent(), range.upper().isPresent());
+        try (PreparedStatement statement = connection.prepareStatement(query)) {
+            bind(statement, bind(statement, 1, range.lower()), range.upper());
+            try (ResultSet rows = statement.executeQuery()) {
+                int keyColumns = side.keyColumns().size();
+                while (rows.next()) {
+                    hashes.put(key(rows, keyColumns), rows.getString(keyColumns + 1));
+                }
+            }
+        }
+        return hashes;
+    }
+
+    /** The rows of {@code keys} on {@code side}: row hash by key, keys without a (visible) row absent. */
+    static Map<List<String>, String> rowsByKey(Connection connection, ComparedSide side, List<List<String>> keys)
+            throws SQLException
+    {
+        Map<List<String>, String> hashes = new HashMap<>();
+        if (keys.isEmpty()) {
+            return hashes;
+        }
+        try (PreparedStatement statement = connection.prepareStatement(side.rowsByKey(keys.size()))) {
+            int index = 1;
+            for (List<String> key : keys) {
+                index = bind(statement, index, Optional.of(key));
+            }
+            try (ResultSet rows = statement.executeQuery()) {
+                int keyColumns = side.keyColumns().size();
+                while (rows.next()) {
+                    hashes.put(key(rows, keyColumns), rows.getString(keyColumns + 1));
+                }
+            }
+        }
+        return hashes;
+    }
+
+    private static int bind(PreparedStatement statement, int first, Optional<List<String>> key)
+            throws SQLException
+    {
+        int index = first;
+        if (key.isPresent()) {
+            for (String value : key.get()) {
+                statement.setString(index++, value);
+            }
+        }
+        return index;
+    }
+
+    private static List<String> key(ResultSet rows, int columns)
+            throws SQLException
+    {
+        List<String> key = new ArrayList<>(columns);
+        for (int i = 1; i <= columns; i++) {
+            key.add(rows.getString(i));
+        }
+        return key;
+    }
+
+    /** A range's row count and hash on one side. */
+    private record Summary(long rows, @Nullable String hash) {}
+}
