@@ -17,6 +17,8 @@ import java.util.Properties;
  * <pre>
  * pgsink run --config FILE        stream changes from the source into the target until stopped
  * pgsink check --config FILE      verify both databases before streaming
+ * pgsink verify --config FILE     compare every captured table with its target, key by key
+ * pgsink repair --config FILE     rewrite the keys verify finds different from the source
  * pgsink quickstart               a self-contained demo that ends with PASS or FAIL
  * </pre>
  * Exit codes: 0 success, 1 failure (a check failed, streaming stopped with an error, the demo's
@@ -26,7 +28,8 @@ import java.util.Properties;
         mixinStandardHelpOptions = true,
         versionProvider = PgsinkCommand.Version.class,
         description = "Change-data-capture sink: streams PostgreSQL changes (Debezium, pgoutput) into PostgreSQL or Greenplum at COPY speed.",
-        subcommands = {RunCommand.class, CheckCommand.class, ResetCommand.class, VerifyCommand.class, RepairCommand.class, QuickstartCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {RunCommand.class, CheckCommand.class, ResetCommand.class, VerifyCommand.class,
+                RepairCommand.class, QuickstartCommand.class, CommandLine.HelpCommand.class})
 public final class PgsinkCommand
         implements Runnable
 {
@@ -77,7 +80,7 @@ public final class PgsinkCommand
     @Override
     public void run()
     {
-        throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: run, check, reset or quickstart");
+        throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: run, check, verify, repair, reset or quickstart");
     }
 
     /** The project version: the jar manifest's, else the one the build wrote into version.properties. */
