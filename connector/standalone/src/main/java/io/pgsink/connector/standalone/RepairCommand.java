@@ -13,7 +13,10 @@ import java.util.concurrent.Callable;
  * source; exits 0 when everything that differed was repaired (or nothing did), 1 when more keys
  * differed than {@code --max-keys} listed, 2 on invalid configuration.
  */
-@Command(name = "repair", description = "Verify, then write exactly the differing keys again from the source's current "
+@Command(name = "repair",
+        mixinStandardHelpOptions = true,
+        versionProvider = PgsinkCommand.Version.class,
+        description = "Verify, then write exactly the differing keys again from the source's current "
         + "rows (deleting the target's extra keys), in one target transaction that holds the service's "
         + "flushes back. Says "
         + "what it changed. Exit code 0: repaired or nothing to repair, 1: more keys differ than --max-keys, "

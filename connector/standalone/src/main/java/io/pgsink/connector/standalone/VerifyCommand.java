@@ -22,6 +22,8 @@ import java.util.concurrent.Callable;
  * some differ, 2 when the configuration is invalid or a table cannot be compared.
  */
 @Command(name = "verify",
+        mixinStandardHelpOptions = true,
+        versionProvider = PgsinkCommand.Version.class,
         description = "Compare every captured source table with its target table, by key ranges hashed "
         + "on both servers, and name the keys that are missing, extra or different (keys only, never "
         + "values). Read-only; "
