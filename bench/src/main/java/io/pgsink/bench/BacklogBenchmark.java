@@ -348,6 +348,10 @@ public final class BacklogBenchmark
             try (InputStream in = Files.newInputStream(outputFile)) {
                 output.load(in);
             }
+            // kept when the case fails, for its log
+            for (Path file : List.of(inputFile, outputFile, log, directory)) {
+                Files.delete(file);
+            }
             dropSlot(slot);
             return CaseRun.of(name, run, spawned, output);
         }
