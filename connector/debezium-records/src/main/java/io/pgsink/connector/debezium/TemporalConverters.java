@@ -1,5 +1,8 @@
 package io.pgsink.connector.debezium;
 
+import org.jetbrains.annotations.Nullable;
+
+import java.time.DateTimeException;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
@@ -134,7 +137,8 @@ final class TemporalConverters
         if (text.equals("infinity") || text.equals("-infinity")) {
             return text;
         }
-        return OffsetDateTime.parse(text);
+        OffsetDateTime utc = utcTimestamp(text);
+        return utc != null ? utc : OffsetDateTime.parse(text);
     };
 
     static final ValueConverter ZONED_TIME_TEXT = value -> OffsetTime.parse((String) value);
@@ -146,6 +150,63 @@ final class TemporalConverters
     static final ValueConverter CONNECT_TIMESTAMP_VALUE = value -> LocalDateTime.ofInstant(((java.util.Date) value).toInstant(), ZoneOffset.UTC);
 
     private TemporalConverters() {}
+
+    /**
+     * {@code yyyy-MM-ddTHH:mm:ss[.f]Z}, the form Debezium gives every {@code timestamptz} in, read
+     * without {@code DateTimeFormatter}, whose parse copies its state for each optional section:
+     * a quarter of the allocation of the engine's consumer thread on a table with one timestamptz
+     * column. The same value {@code OffsetDateTime.parse} returns; null for any other form or an
+     * invalid date or time, which that then reads or rejects.
+     */
+    @Nullable
+    static OffsetDateTime utcTimestamp(String text)
+    {
+        int length = text.length();
+        if (length < 20 || length == 21 || length > 30 || text.charAt(length - 1) != 'Z') {
+            return null;
+        }
+        if (text.charAt(4) != '-' || text.charAt(7) != '-' || text.charAt(10) != 'T' || text.charAt(13) != ':'
+                || text.charAt(16) != ':' || (length > 20 && text.charAt(19) != '.')) {
+            return null;
+        }
+        int year = digits(text, 0, 4);
+        int month = digits(text, 5, 7);
+        int day = digits(text, 8, 10);
+        int hour = digits(text, 11, 13);
+        int minute = digits(text, 14, 16);
+        int second = digits(text, 17, 19);
+        int nanos = 0;
+        if (length > 20) {
+            nanos = digits(text, 20, length - 1);
+            for (int scale = length - 21; scale < 9 && nanos >= 0; scale++) {
+                nanos *= 10;
+            }
+        }
+        if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0 || nanos < 0) {
+            return null;
+        }
+        try {
+            return OffsetDateTime.of(year, month, day, hour, minute, second, nanos, ZoneOffset.UTC);
+        }
+        catch (DateTimeException e) {
+            return null;
+        }
+    }
+
+    /** The number the ASCII digits of {@code text} from {@code start} to {@code end} (at most 9) spell;
+            -1 when one is not a digit. */
+    private static int digits(String text, int start, int end)
+    {
+        int value = 0;
+        for (int i = start; i < end; i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            value = value * 10 + (c - '0');
+        }
+        return value;
+    }
 
     @SuppressWarnings("deprecation")
     private static long arrayInfinityDays(long sentinel)

@@ -75,6 +75,9 @@ final class DebeziumProperties
         defaults.put("tombstones.on.delete", "false");
         // keeps the slot's confirmed position moving when captured tables are quiet but others are not
         defaults.put("heartbeat.interval.ms", "10000");
+        // the __debezium.context.* headers (connector name, task) Debezium adds to every record: pgsink
+        // reads none, and the consumer looks for the key-change headers among them
+        defaults.put("extended.headers.enabled", "false");
         // bit strings and the array types Debezium cannot represent, as their PostgreSQL text
         defaults.put("converters", PostgresTextConverter.NAME);
         defaults.put(PostgresTextConverter.NAME + ".type", PostgresTextConverter.class.getName());

@@ -56,6 +56,8 @@ class StandaloneConfigTest
                 .containsEntry("column.propagate.source.type", ".*")
                 .containsEntry("converters", "pgsinktext")
                 .containsEntry("pgsinktext.type", PostgresTextConverter.class.getName())
+                // what costs Debezium work per change and pgsink never reads (issue #29)
+                .containsEntry("extended.headers.enabled", "false")
                 .containsEntry("offset.storage", TargetOffsetBackingStore.class.getName())
                 .containsEntry("offset.flush.interval.ms", "0")
                 .containsEntry("name", "pgsink")
@@ -75,6 +77,16 @@ class StandaloneConfigTest
         assertThat(config.progressIntervalMillis()).isEqualTo(30000);
         assertThat(config.sink().retryBackoff().maxMillis()).isEqualTo(30000);
         assertThat(config.sink().targetUrl()).isEqualTo("jdbc:postgresql://dw:5432/warehouse");
+    }
+
+    @Test
+    void debeziumContextHeadersMayBeTurnedBackOn()
+    {
+        Map<String, String> properties = minimal();
+        properties.put("source.extended.headers.enabled", "true");
+        assertThat(StandaloneConfig.problems(properties)).isEmpty();
+        assertThat(StandaloneConfig.parse(properties).debezium())
+                .containsEntry("extended.headers.enabled", "true");
     }
 
     /** Transaction-aligned flushes need Debezium's BEGIN and END records: turned on, and a file that turns them off is refused. */

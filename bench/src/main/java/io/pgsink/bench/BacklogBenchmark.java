@@ -1,0 +1,491 @@
+package io.pgsink.bench;
+
+import io.pgsink.embedded.EmbeddedPostgres;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The end-to-end benchmark of the standalone service on a replication backlog (issue #29): a
+ * backlog of changes written while nothing reads the slot, then read by three cases, each in a
+ * JVM of its own started for it (so each pays its own start-up and JIT, as {@code pgsink run} does):
+ *
+ * <ul>
+ * <li><b>source</b>: the server decoding the backlog over pgoutput, read with pgjdbc's replication
+ *     API until the backlog's last commit; the limit no client can beat.</li>
+ * <li><b>debezium</b>: the Debezium embedded PostgreSQL connector with exactly the properties the
+ *     service gives it ({@code StandaloneConfig.debeziumProperties()}; only the offset store is
+ *     Kafka's in-memory one), into a consumer that only counts, until the backlog's last row: the
+ *     ceiling of a Debezium-based service.</li>
+ * <li><b>pgsink</b>: the real service ({@code StandaloneService}, in the case's JVM), until the
+ *     target holds the backlog's last row; the target is then checked against the source.</li>
+ * </ul>
+ *
+ * <p>The backlog is written once: a publication and a template slot are created, then the backlog;
+ * each measured case reads a copy of the template slot ({@code pg_copy_logical_replication_slot}),
+ * so every case decodes the same WAL from the same LSN. The pgsink case gets a fresh target
+ * database holding the table as it was when the slot was created. Source and target are databases
+ * of one server: the embedded PostgreSQL ({@code wal_level=logical}) unless {@code --url} names one.
+ *
+ * <p>What each case reports ({@link CaseRun}): the wall time from starting its JVM to the last
+ * change, the JVM's CPU time (JVM start included) split by thread (Java threads by name from
+ * {@code ThreadMXBean}, JIT compiler and GC threads from {@code /proc/self/task}), and the CPU of the
+ * server processes started for it (the walsender that decodes, the target's backends), from
+ * {@code /proc/<pid>/stat}.
+ */
+@Command(name = "BacklogBenchmark", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Writes a replication backlog (big and small transactions), then reads it with the server's "
+                + "own decoding (pgoutput), "
+                + "the Debezium connector into a counting consumer with pgsink's settings, and the pgsink service, "
+                        + "each in a JVM of its own; "
+                + "prints wall time, CPU per event per thread and ratios.")
+public final class BacklogBenchmark
+        implements Callable<Integer>
+{
+    static final String SINK_NAME = "bench";
+    static final String PUBLICATION = "bench_pub";
+    static final String TEMPLATE_SLOT = "bench_template";
+    static final String SOURCE_DATABASE = "bench_source";
+    static final String TARGET_DATABASE = "bench_target";
+    static final List<String> CASES = List.of("source", "debezium", "pgsink");
+
+    @Option(names = "--url",
+            description = "JDBC URL of a server with wal_level=logical to run on (superuser); default: an embedded "
+                    + "PostgreSQL started for the run.")
+    String url;
+
+    @Option(names = "--scale", defaultValue = "1",
+            description = "Backlog size: 1 is 200,000 rows, 400 transactions of 1,000 updates and 20,000 of 5 "
+                    + "changes (500,001 events); "
+            + "0.1 for a quick run (default: ${DEFAULT-VALUE}).")
+    double scale;
+
+    @Option(names = "--runs", defaultValue = "3",
+            description = "How many times each case runs, the cases interleaved (default: ${DEFAULT-VALUE}).")
+    int runs;
+
+    @Option(names = "--cases", split = ",", defaultValue = "source,debezium,pgsink",
+            description = "Cases to run (default: ${DEFAULT-VALUE}).")
+    List<String> cases;
+
+    @Option(names = "--set",
+            description = "A service setting for the debezium and pgsink cases, key=value (repeatable), e.g. "
+                    + "flush.pipelined=true.")
+    List<String> settings = new ArrayList<>();
+
+    @Option(names = "--jvm-args", defaultValue = "-Xmx2g",
+            description = "Options of the JVM of each case, space-separated (default: ${DEFAULT-VALUE}).")
+    String jvmArgs;
+
+    @Option(names = "--report", description = "Directory to write the Markdown report into; none by default.")
+    Path report;
+
+    @Option(names = "--report-name",
+            description = "File name of the report, without extension (default: backlog-benchmark-<UTC date and "
+                    + "time>).")
+    String reportName;
+
+    private final String commandLine;
+
+    BacklogBenchmark(String commandLine)
+    {
+        this.commandLine = commandLine;
+    }
+
+    @Override
+    public Integer call()
+            throws Exception
+    {
+        for (String name : cases) {
+            if (!CASES.contains(name)) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "Unknown case " + name + "; cases: "
+                        + CASES);
+            }
+        }
+        String loadAverage = MacroReport.loadAverage();
+        Backlog backlog = Backlog.of(scale);
+        EmbeddedPostgres embedded = url == null ? EmbeddedPostgres.start() : null;
+        try {
+            String serverUrl = embedded != null ? embedded.jdbcUrl("postgres") + "?user=postgres" : url;
+            Server server = new Server(serverUrl);
+            server.prepare(backlog);
+            List<CaseRun> results = new ArrayList<>();
+            for (int run = 1; run <= runs; run++) {
+                for (String name : cases) {
+                    CaseRun result = server.runCase(name, run, backlog, settings, jvmArgs);
+                    System.out.println(result.summary());
+                    results.add(result);
+                }
+            }
+            server.dropAll();
+            String table = BacklogReport.table(results, backlog);
+            System.out.println();
+            System.out.println(table);
+            if (report != null) {
+                String fileName = reportName != null ? reportName : "backlog-benchmark-"
+                        + Instant.now().toString().substring(0, 16).replace(':', '-');
+                Path file = report.resolve(fileName + ".md");
+                BacklogReport.write(file, commandLine, loadAverage, backlog, settings, jvmArgs, table);
+                System.out.println("Wrote " + file);
+            }
+            return 0;
+        }
+        finally {
+            if (embedded != null) {
+                embedded.close();
+            }
+        }
+    }
+
+    /** The backlog's shape: the table's rows, and how many big and small transactions change it. */
+    record Backlog(long rows, int bigTransactions, int bigSize, int smallTransactions)
+    {
+        static Backlog of(double scale)
+        {
+            long rows = Math.max(1000, Math.round(200 * scale) * 1000);
+            return new Backlog(rows, (int) Math.max(1, Math.round(400 * scale)), 1000, (int) Math.max(1,
+                    Math.round(20_000 * scale)));
+        }
+
+        /** Change events: the big transactions' updates, 5 per small one, and the last row. */
+        long events()
+        {
+            return (long) bigTransactions * bigSize + 5L * smallTransactions + 1;
+        }
+
+        long transactions()
+        {
+            return bigTransactions + smallTransactions + 1L;
+        }
+
+        String describe()
+        {
+            return String.format(Locale.ROOT,
+                    "%,d rows; %,d transactions of %,d updates, then %,d of 5 changes (3 updates, 1 insert, 1 "
+                            + "delete), then one insert of the last row: %,d events",
+                    rows, bigTransactions, bigSize, smallTransactions, events());
+        }
+    }
+
+    /** The server: source and target databases, the backlog, a slot per case. */
+    static final class Server
+    {
+        private final String url;
+
+        Server(String url)
+        {
+            this.url = url;
+        }
+
+        String databaseUrl(String database)
+        {
+            URI uri = URI.create(url.substring("jdbc:".length()));
+            return "jdbc:postgresql://" + uri.getHost() + ":" + (uri.getPort() < 0 ? 5432 : uri.getPort()) + "/"
+                    + database + (uri.getQuery() == null ? "" : "?" + uri.getQuery());
+        }
+
+        String host()
+        {
+            return URI.create(url.substring("jdbc:".length())).getHost();
+        }
+
+        int port()
+        {
+            int port = URI.create(url.substring("jdbc:".length())).getPort();
+            return port < 0 ? 5432 : port;
+        }
+
+        String user()
+        {
+            String query = URI.create(url.substring("jdbc:".length())).getQuery();
+            if (query != null) {
+                for (String parameter : query.split("&")) {
+                    if (parameter.startsWith("user=")) {
+                        return parameter.substring("user=".length());
+                    }
+                }
+            }
+            return "postgres";
+        }
+
+        private void execute(String database, String... sql)
+                throws SQLException
+        {
+            try (Connection connection = DriverManager.getConnection(databaseUrl(database));
+                    Statement statement = connection.createStatement()) {
+                for (String each : sql) {
+                    statement.execute(each);
+                }
+            }
+        }
+
+        /** The source database with the table, the publication, the template slot, then the backlog. */
+        void prepare(Backlog backlog)
+                throws SQLException
+        {
+            try (Connection connection = DriverManager.getConnection(url);
+                    Statement statement = connection.createStatement();
+                    ResultSet level = statement.executeQuery("SHOW wal_level")) {
+                level.next();
+                if (!level.getString(1).equals("logical")) {
+                    throw new IllegalStateException("The server at " + url + " has wal_level=" + level.getString(1)
+                            + "; the benchmark needs logical. Leave out --url to use an embedded PostgreSQL");
+                }
+            }
+            dropAll();
+            execute("postgres", "CREATE DATABASE " + SOURCE_DATABASE);
+            execute(SOURCE_DATABASE, table(backlog));
+            execute(SOURCE_DATABASE, "CREATE PUBLICATION " + PUBLICATION + " FOR TABLE public.t",
+                    "SELECT pg_create_logical_replication_slot('" + TEMPLATE_SLOT + "', 'pgoutput')");
+            long started = System.nanoTime();
+            // each loop iteration commits: one source transaction per iteration
+            execute(SOURCE_DATABASE, "DO $$ BEGIN FOR k IN 0.." + (backlog.bigTransactions() - 1) + " LOOP "
+                    + "UPDATE public.t SET qty = qty + 1, price = price + 1, updated = updated + interval '1 minute' "
+                    + "WHERE id BETWEEN (k * " + backlog.bigSize() + ") % " + backlog.rows() + " + 1 AND (k * "
+                            + backlog.bigSize() + ") % " + backlog.rows() + " + " + backlog.bigSize() + "; "
+                    + "COMMIT; END LOOP; END $$",
+                    "DO $$ BEGIN FOR i IN 0.." + (backlog.smallTransactions() - 1) + " LOOP "
+                    + "UPDATE public.t SET qty = qty + 2, label = 'changed-' || i WHERE id = 3 * i + 1; "
+                    + "UPDATE public.t SET active = NOT active WHERE id = 3 * i + 2; "
+                    + "UPDATE public.t SET price = price * 2, updated = updated + interval '1 hour' WHERE id = 3 * "
+                            + "i + 3; "
+                    + "INSERT INTO public.t VALUES (" + backlog.rows()
+                            + " + 1 + i, i, 'new-' || i, i * 0.5, true, timestamptz '2026-11-01 00:00:00+00' + i * "
+                                    + "interval '1 second'); "
+                    + "DELETE FROM public.t WHERE id = " + (backlog.rows() / 2) + " + 1 + i; "
+                    + "COMMIT; END LOOP; END $$",
+                    "INSERT INTO public.t VALUES (-1, 0, 'last', 0, true, now())");
+            System.out.printf(Locale.ROOT, "backlog written in %.1f s: %s%n", (System.nanoTime() - started) / 1e9,
+                    backlog.describe());
+        }
+
+        /** The table and its rows as they were when the template slot was created. */
+        static String[] table(Backlog backlog)
+        {
+            return new String[] {
+                    "CREATE TABLE public.t (id bigint PRIMARY KEY, qty int, label text, price numeric(12,2), active "
+                            + "boolean, updated timestamptz)",
+                    "INSERT INTO public.t SELECT g, g % 100, 'label-' || g, g * 0.01, g % 2 = 0, timestamptz "
+                            + "'2026-01-01 00:00:00+00' + g * interval '1 second' "
+                            + "FROM generate_series(1, " + backlog.rows() + ") g",
+                    "VACUUM ANALYZE public.t"};
+        }
+
+        CaseRun runCase(String name, int run, Backlog backlog, List<String> settings, String jvmArgs)
+                throws Exception
+        {
+            String slot = "bench_" + name + "_" + run;
+            execute(SOURCE_DATABASE, "SELECT pg_copy_logical_replication_slot('" + TEMPLATE_SLOT + "', '" + slot
+                    + "')");
+            if (name.equals("pgsink")) {
+                execute("postgres", "DROP DATABASE IF EXISTS " + TARGET_DATABASE + " WITH (FORCE)", "CREATE DATABASE "
+                        + TARGET_DATABASE);
+                execute(TARGET_DATABASE, table(backlog));
+                execute(TARGET_DATABASE, "CHECKPOINT");
+            }
+            Properties input = new Properties();
+            input.setProperty("case", name);
+            input.setProperty("slot", slot);
+            input.setProperty("events", Long.toString(backlog.events()));
+            input.setProperty("sourceUrl", databaseUrl(SOURCE_DATABASE));
+            input.setProperty("targetUrl", databaseUrl(TARGET_DATABASE));
+            Map<String, String> service = serviceConfig(slot, settings);
+            service.forEach((key, value) -> input.setProperty("service." + key, value));
+            Path directory = Files.createTempDirectory("pgsink-backlog-");
+            Path inputFile = directory.resolve("input.properties");
+            Path outputFile = directory.resolve("output.properties");
+            Path log = directory.resolve("case.log");
+            try (OutputStream out = Files.newOutputStream(inputFile)) {
+                input.store(out, null);
+            }
+            List<String> command = new ArrayList<>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            for (String arg : jvmArgs.trim().split("\\s+")) {
+                if (!arg.isEmpty()) {
+                    command.add(arg);
+                }
+            }
+            command.add("-cp");
+            command.add(System.getProperty("java.class.path"));
+            command.add(BacklogCase.class.getName());
+            command.add(inputFile.toString());
+            command.add(outputFile.toString());
+            long spawned = System.currentTimeMillis();
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
+                    .start();
+            if (!process.waitFor(30, TimeUnit.MINUTES)) {
+                process.destroyForcibly();
+                throw new IllegalStateException("case " + name + " did not finish in 30 minutes; its log: " + log);
+            }
+            if (process.exitValue() != 0 || !Files.exists(outputFile)) {
+                throw new IllegalStateException("case " + name + " failed (exit " + process.exitValue()
+                        + "); its log: " + log + "\n" + tail(log));
+            }
+            Properties output = new Properties();
+            try (InputStream in = Files.newInputStream(outputFile)) {
+                output.load(in);
+            }
+            // kept when the case fails, for its log
+            for (Path file : List.of(inputFile, outputFile, log, directory)) {
+                Files.delete(file);
+            }
+            dropSlot(slot);
+            return CaseRun.of(name, run, spawned, output);
+        }
+
+        private static String tail(Path log)
+                throws IOException
+        {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        }
+
+        Map<String, String> serviceConfig(String slot, List<String> settings)
+        {
+            Map<String, String> config = new TreeMap<>();
+            config.put("source.database.hostname", host());
+            config.put("source.database.port", Integer.toString(port()));
+            config.put("source.database.user", user());
+            config.put("source.database.dbname", SOURCE_DATABASE);
+            config.put("source.table.include.list", "public.t");
+            config.put("source.publication.name", PUBLICATION);
+            config.put("source.publication.autocreate.mode", "disabled");
+            config.put("source.slot.name", slot);
+            // the backlog is all there is to read: no snapshot, no initial load
+            config.put("source.snapshot.mode", "no_data");
+            config.put("target.url", databaseUrl(TARGET_DATABASE));
+            config.put("target.user", user());
+            config.put("sink.name", SINK_NAME);
+            config.put("http.port", "-1");
+            for (String setting : settings) {
+                int equals = setting.indexOf('=');
+                if (equals <= 0) {
+                    throw new IllegalArgumentException("--set takes key=value, not " + setting);
+                }
+                config.put(setting.substring(0, equals), setting.substring(equals + 1));
+            }
+            return config;
+        }
+
+        private void dropSlot(String slot)
+                throws SQLException, InterruptedException
+        {
+            for (int attempt = 0; ; attempt++) {
+                try {
+                    execute(SOURCE_DATABASE,
+                            "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '"
+                            + slot + "' AND active_pid IS NOT NULL",
+                            "SELECT pg_drop_replication_slot('" + slot + "')");
+                    return;
+                }
+                catch (SQLException e) {
+                    // the walsender of a case that just ended may still hold it
+                    if (attempt == 100) {
+                        throw e;
+                    }
+                    Thread.sleep(100);
+                }
+            }
+        }
+
+        void dropAll()
+                throws SQLException
+        {
+            try (Connection connection = DriverManager.getConnection(url);
+                    Statement statement = connection.createStatement()) {
+                statement.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE database "
+                        + "= '" + SOURCE_DATABASE + "' AND active_pid IS NOT NULL");
+                statement.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE "
+                        + "database = '" + SOURCE_DATABASE + "'");
+                statement.execute("DROP DATABASE IF EXISTS " + SOURCE_DATABASE + " WITH (FORCE)");
+                statement.execute("DROP DATABASE IF EXISTS " + TARGET_DATABASE + " WITH (FORCE)");
+            }
+        }
+    }
+
+    /** One case's run: wall time, events, CPU nanoseconds by JVM thread group and by server process group. */
+    record CaseRun(String name, int run, double wallSeconds, double caseSeconds, long events, long processCpuNanos,
+            Map<String, Long> threads, Map<String, Long> server)
+    {
+        static CaseRun of(String name, int run, long spawnedMillis, Properties output)
+        {
+            Map<String, Long> threads = new TreeMap<>();
+            Map<String, Long> server = new TreeMap<>();
+            for (String key : output.stringPropertyNames()) {
+                if (key.startsWith("thread.")) {
+                    threads.put(key.substring("thread.".length()), Long.parseLong(output.getProperty(key)));
+                }
+                else if (key.startsWith("server.")) {
+                    server.put(key.substring("server.".length()), Long.parseLong(output.getProperty(key)));
+                }
+            }
+            long done = Long.parseLong(output.getProperty("doneMillis"));
+            return new CaseRun(name, run, (done - spawnedMillis) / 1e3,
+                    Long.parseLong(output.getProperty("caseNanos")) / 1e9, Long.parseLong(output.getProperty("events")),
+                    Long.parseLong(output.getProperty("processCpuNanos")), threads, server);
+        }
+
+        double cpuMicrosPerEvent()
+        {
+            return processCpuNanos / 1e3 / events;
+        }
+
+        String summary()
+        {
+            StringBuilder text = new StringBuilder(String.format(Locale.ROOT,
+                    "run %d %-8s %,d events in %.1f s (%.1f s after start-up), JVM CPU %.1f s = %.1f us/event;", run,
+                    name, events,
+                    wallSeconds, caseSeconds, processCpuNanos / 1e9, cpuMicrosPerEvent()));
+            Map<String, Long> top = new LinkedHashMap<>();
+            threads.entrySet().stream().sorted(Map.Entry.<String,
+                    Long>comparingByValue().reversed()).limit(6).forEach(entry -> top.put(entry.getKey(),
+                    entry.getValue()));
+            top.forEach((thread, nanos) -> text.append(String.format(Locale.ROOT, " %s %.1f s;", thread, nanos / 1e9)));
+            server.forEach((process, ticks) -> text.append(String.format(Locale.ROOT, " server %s %.1f s;", process,
+                    ticks / 1e9)));
+            return text.toString();
+        }
+
+        static TreeSet<String> threadGroups(List<CaseRun> runs)
+        {
+            TreeSet<String> groups = new TreeSet<>();
+            runs.forEach(run -> groups.addAll(run.threads().keySet()));
+            return groups;
+        }
+    }
+
+    /** Runs the benchmark; {@code --help} lists the options. */
+    public static void main(String[] args)
+    {
+        StringBuilder command = new StringBuilder("java -cp bench/target/benchmarks.jar "
+                + "io.pgsink.bench.BacklogBenchmark");
+        for (String arg : args) {
+            command.append(' ').append(arg.contains("?") || arg.contains("&") || arg.contains(" ") ? "'" + arg + "'"
+                    : arg);
+        }
+        System.exit(new CommandLine(new BacklogBenchmark(command.toString())).execute(args));
+    }
+}
