@@ -14,10 +14,12 @@ import io.pgsink.core.TableBatch;
 import io.pgsink.core.TableId;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 /**
  * The service's Micrometer meters, exposed in Prometheus format at {@code /metrics}:
@@ -70,9 +72,11 @@ final class SinkMetrics
     /** {@code pgsink_state{state="..."}}: 1 for the current state, 0 for every other. */
     void stateGauges(ServiceState state)
     {
+        String states = Arrays.stream(ServiceState.State.values()).map(Enum::name).collect(Collectors.joining(", "));
         for (ServiceState.State each : ServiceState.State.values()) {
             Gauge.builder("pgsink.state", state, current -> current.state() == each ? 1 : 0).tag("state", each.name())
-                    .description("1 for the service's current state (STARTING, SNAPSHOT, STREAMING, RETRYING, STOPPING, STOPPED, FAILED)").register(registry);
+                    .description("1 for the service's current state (" + states + "), 0 for the others")
+                    .register(registry);
         }
     }
 
@@ -126,6 +130,12 @@ final class SinkMetrics
                 Counter.builder("pgsink.initial.load.bytes").tag("table", id.schema() + "." + id.table()).description("COPY bytes the initial load committed").baseUnit("bytes").register(registry)});
         counters[0].increment(rows);
         counters[1].increment(bytes);
+    }
+
+    /** Registers {@code table}'s meters, as its first flush does. */
+    void tableCounters(TableId table)
+    {
+        tables.computeIfAbsent(table, this::counters);
     }
 
     private TableCounters counters(TableId table)
