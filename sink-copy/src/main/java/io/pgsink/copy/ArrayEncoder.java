@@ -23,7 +23,8 @@ final class ArrayEncoder
     private final char delimiter;
 
     /**
-     * @param delimiter {@code pg_type.typdelim} of the element type: {@code ;} for box, {@code ,} for all other built-in types
+     * @param delimiter {@code pg_type.typdelim} of the element type: {@code ;} for box, {@code ,} for all
+     *         other built-in types
      */
     ArrayEncoder(String typeName, TextFormEncoder elementEncoder, char delimiter)
     {
@@ -44,7 +45,8 @@ final class ArrayEncoder
     private void appendArray(List<?> list, CsvWriter out, int dimension)
     {
         if (dimension > MAX_DIMENSIONS) {
-            throw new ValueEncodingException("array of PostgreSQL type " + typeName() + " has more than " + MAX_DIMENSIONS + " dimensions");
+            throw new ValueEncodingException("array of PostgreSQL type " + typeName() + " has more than "
+                    + MAX_DIMENSIONS + " dimensions");
         }
         out.appendAscii('{');
         if (list instanceof RandomAccess) {

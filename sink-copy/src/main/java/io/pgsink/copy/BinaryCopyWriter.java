@@ -31,7 +31,8 @@ import static java.util.Objects.requireNonNull;
 public final class BinaryCopyWriter
         implements CopyRowWriter
 {
-    private static final byte[] HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xFF, '\r', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    private static final byte[] HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xFF, '\r', '\n',
+            0, 0, 0, 0, 0, 0, 0, 0, 0};
     private static final int MAX_BUFFER_BYTES = Integer.MAX_VALUE - 16;
     private static final int MAX_INITIAL_BUFFER_BYTES = 1 << 20;
 
@@ -143,7 +144,8 @@ public final class BinaryCopyWriter
     {
         requireNonNull(value, "value is null");
         if (offset < 0 || length < 0 || offset > value.length - length) {
-            throw new IndexOutOfBoundsException("offset " + offset + " and length " + length + " do not fit in " + value.length + " bytes");
+            throw new IndexOutOfBoundsException("offset " + offset + " and length " + length + " do not fit in "
+                    + value.length + " bytes");
         }
         startField(length);
         putInt(length);
@@ -293,7 +295,8 @@ public final class BinaryCopyWriter
                 buffer[position++] = (byte) (0x80 | (c & 0x3F));
             }
             else {
-                if (!Character.isHighSurrogate(c) || i + 1 >= length || !Character.isLowSurrogate(value.charAt(i + 1))) {
+                if (!Character.isHighSurrogate(c) || i + 1 >= length
+                        || !Character.isLowSurrogate(value.charAt(i + 1))) {
                     throw CsvWriter.unpairedSurrogate(c, i);
                 }
                 int codePoint = Character.toCodePoint(c, value.charAt(++i));

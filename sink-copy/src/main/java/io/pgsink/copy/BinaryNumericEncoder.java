@@ -136,7 +136,10 @@ final class BinaryNumericEncoder
         out.endField();
     }
 
-    /** Any {@link BigDecimal}, through its plain text: integer digits grouped from the point leftwards, fraction digits rightwards. */
+    /**
+     * Any {@link BigDecimal}, through its plain text: integer digits grouped from the point leftwards, fraction digits
+     * rightwards.
+     */
     private static void encodeText(BigDecimal decimal, BinaryCopyWriter out)
     {
         String plain = decimal.toPlainString();

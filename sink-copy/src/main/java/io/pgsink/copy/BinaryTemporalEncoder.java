@@ -12,9 +12,9 @@ import java.time.ZonedDateTime;
 /**
  * date, time, timetz, timestamp and timestamptz in their binary forms: days (int32) or
  * microseconds (int64) since 2000-01-01, microseconds of the day, and for timetz the zone in
- * seconds west of UTC; offsets PostgreSQL does not read (16 hours or more) go the CSV way. The texts the adapters send for values java.time cannot hold are written
- * too: {@code infinity} and {@code -infinity} (the extreme values of the wire format) and
- * {@code 24:00:00}. Values far outside PostgreSQL's range go the CSV way, where the server's
+ * seconds west of UTC; offsets PostgreSQL does not read (16 hours or more) go the CSV way. The texts the adapters send
+ * for values java.time cannot hold are written too: {@code infinity} and {@code -infinity} (the extreme values of the
+ * wire format) and {@code 24:00:00}. Values far outside PostgreSQL's range go the CSV way, where the server's
  * parser refuses them with its usual message; nanoseconds are refused as in CSV.
  */
 enum BinaryTemporalEncoder
@@ -25,7 +25,8 @@ enum BinaryTemporalEncoder
         public boolean accepts(Object value)
         {
             if (value instanceof LocalDate date) {
-                // days since 2000 in an int32, short of the infinity values at its ends (PostgreSQL's dates end in 5874897)
+                // days since 2000 in an int32, short of the infinity values at its ends (PostgreSQL's dates end in
+                // 5874897)
                 long days = date.toEpochDay() - POSTGRES_EPOCH_DAY;
                 return days > Integer.MIN_VALUE && days < Integer.MAX_VALUE;
             }
@@ -72,7 +73,8 @@ enum BinaryTemporalEncoder
         public void encode(Object value, BinaryCopyWriter out)
         {
             OffsetTime time = (OffsetTime) value;
-            out.writeTimeWithZone(micros(time.toLocalTime().toNanoOfDay(), time.getNano()), -time.getOffset().getTotalSeconds());
+            out.writeTimeWithZone(micros(time.toLocalTime().toNanoOfDay(), time.getNano()),
+                    -time.getOffset().getTotalSeconds());
         }
     },
     TIMESTAMP("timestamp") {

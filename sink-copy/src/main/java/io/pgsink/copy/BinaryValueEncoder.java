@@ -14,7 +14,10 @@ package io.pgsink.copy;
  */
 public interface BinaryValueEncoder
 {
-    /** Whether {@link #encode} writes {@code value} (not null) as the value CSV would give the target. Cheap: a class check and a range check. */
+    /**
+     * Whether {@link #encode} writes {@code value} (not null) as the value CSV would give the target. Cheap: a class
+     * check and a range check.
+     */
     boolean accepts(Object value);
 
     /**

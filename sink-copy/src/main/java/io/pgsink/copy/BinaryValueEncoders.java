@@ -15,12 +15,14 @@ import static java.util.Objects.requireNonNull;
  * <tr><th>PostgreSQL type</th><th>Java value</th></tr>
  * <tr><td>int2, int4, int8, oid</td><td>Byte, Short, Integer, Long, BigInteger, within range</td></tr>
  * <tr><td>float4, float8</td><td>Float, Double, Java integers (a float4 only from a Double that is a float)</td></tr>
- * <tr><td>numeric</td><td>BigDecimal, BigInteger, Java integers, Double, Float, and the strings NaN, ±Infinity and plain decimals</td></tr>
+ * <tr><td>numeric</td><td>BigDecimal, BigInteger, Java integers, Double, Float, and the strings NaN, ±Infinity and
+ * plain decimals</td></tr>
  * <tr><td>bool</td><td>Boolean</td></tr>
  * <tr><td>text, varchar, bpchar, json, jsonb</td><td>CharSequence</td></tr>
  * <tr><td>bytea</td><td>byte[], ByteBuffer</td></tr>
  * <tr><td>uuid</td><td>UUID</td></tr>
- * <tr><td>date, time, timetz, timestamp, timestamptz</td><td>as for CSV, plus the strings infinity, -infinity (dates, timestamps) and 24:00:00 (time)</td></tr>
+ * <tr><td>date, time, timetz, timestamp, timestamptz</td><td>as for CSV, plus the strings infinity, -infinity (dates,
+ * timestamps) and 24:00:00 (time)</td></tr>
  * </table>
  * Every other type has none: arrays (their binary form names the element type's OID), ranges,
  * intervals (which the adapters send as text), enums, network, geometric and bit-string types,

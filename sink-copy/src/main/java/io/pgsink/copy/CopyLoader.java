@@ -18,8 +18,8 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Streams CSV or binary rows into PostgreSQL with {@code COPY ... FROM STDIN}, through pgjdbc's
- * {@link CopyIn}: each chunk a {@link CsvWriter} or {@link BinaryCopyWriter} hands over is one {@code writeToCopy} call (one
- * CopyData message), and nothing is flushed per row.
+ * {@link CopyIn}: each chunk a {@link CsvWriter} or {@link BinaryCopyWriter} hands over is one {@code writeToCopy} call
+ * (one CopyData message), and nothing is flushed per row.
  *
  * <p>A COPY either loads every row or none. On any failure, the body's included, the copy is
  * cancelled with {@code cancelCopy()}, never ended: {@code endCopy()} would commit the rows sent so
@@ -50,7 +50,8 @@ public final class CopyLoader
      * As {@link #copyIn(Connection, String, CopyFormat, CopyBody)}, telling {@code listener} the
      * size of every chunk sent.
      */
-    public static long copyIn(Connection connection, @Language("SQL") String copySql, CopyFormat format, CopyBody body, CopyListener listener)
+    public static long copyIn(Connection connection, @Language("SQL") String copySql, CopyFormat format, CopyBody body,
+            CopyListener listener)
             throws SQLException
     {
         requireNonNull(format, "format is null");
@@ -65,7 +66,8 @@ public final class CopyLoader
      *
      * @param nulHandling what to do with U+0000 in text values, as the CSV format would
      */
-    public static long copyInBinary(Connection connection, @Language("SQL") String copySql, NulCharacterHandling nulHandling, BinaryCopyBody body, CopyListener listener)
+    public static long copyInBinary(Connection connection, @Language("SQL") String copySql,
+            NulCharacterHandling nulHandling, BinaryCopyBody body, CopyListener listener)
             throws SQLException
     {
         requireNonNull(nulHandling, "nulHandling is null");
@@ -73,7 +75,8 @@ public final class CopyLoader
         return copy(connection, copySql, output -> new BinaryCopyWriter(nulHandling, output), body::write, listener);
     }
 
-    private static <W extends CopyRowWriter> long copy(Connection connection, String copySql, Function<ChunkConsumer, W> writers, RowsBody<W> body, CopyListener listener)
+    private static <W extends CopyRowWriter> long copy(Connection connection, String copySql,
+            Function<ChunkConsumer, W> writers, RowsBody<W> body, CopyListener listener)
             throws SQLException
     {
         requireNonNull(connection, "connection is null");
@@ -172,7 +175,8 @@ public final class CopyLoader
     public static String copyStatement(String qualifiedQuotedTable, List<String> columnNames, CopyFormat format)
     {
         requireNonNull(format, "format is null");
-        return columnList(qualifiedQuotedTable, columnNames).append(") FROM STDIN (FORMAT csv, DELIMITER ").append(SqlIdentifiers.literal(String.valueOf(format.delimiter())))
+        return columnList(qualifiedQuotedTable, columnNames).append(") FROM STDIN (FORMAT csv, DELIMITER ")
+                .append(SqlIdentifiers.literal(String.valueOf(format.delimiter())))
                 .append(", QUOTE ").append(SqlIdentifiers.literal(String.valueOf(format.quote())))
                 .append(", ESCAPE ").append(SqlIdentifiers.literal(String.valueOf(format.escape())))
                 .append(", NULL ").append(SqlIdentifiers.literal(format.nullString()))

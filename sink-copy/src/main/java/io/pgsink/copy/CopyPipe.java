@@ -54,16 +54,19 @@ public final class CopyPipe
      * @throws SQLException when either side fails; both COPYs are cancelled, the target's transaction
      *         (if any) is aborted and must be rolled back
      */
-    public Result pipe(Connection source, @Language("SQL") String copyOutSql, Connection target, @Language("SQL") String copyInSql, CopyListener listener)
+    public Result pipe(Connection source, @Language("SQL") String copyOutSql, Connection target,
+            @Language("SQL") String copyInSql, CopyListener listener)
             throws SQLException
     {
         requireNonNull(source, "source is null");
         requireNonNull(target, "target is null");
         requireNonNull(listener, "listener is null");
-        CopyIn in = target.unwrap(PGConnection.class).getCopyAPI().copyIn(requireNonNull(copyInSql, "copyInSql is null"));
+        CopyIn in = target.unwrap(PGConnection.class).getCopyAPI()
+                .copyIn(requireNonNull(copyInSql, "copyInSql is null"));
         CopyOut out;
         try {
-            out = source.unwrap(PGConnection.class).getCopyAPI().copyOut(requireNonNull(copyOutSql, "copyOutSql is null"));
+            out = source.unwrap(PGConnection.class).getCopyAPI()
+                    .copyOut(requireNonNull(copyOutSql, "copyOutSql is null"));
         }
         catch (SQLException | RuntimeException e) {
             cancel(in, e);

@@ -65,7 +65,10 @@ public final class CsvWriter
     private static final byte[] HEX = ascii("0123456789abcdef");
     /** 10^0 to 10^18. */
     private static final long[] POWERS_OF_TEN = powersOfTen();
-    /** Bytes that make PostgreSQL's array_in need the element quoted: braces, delimiters (box uses ';'), quote, backslash, whitespace. */
+    /**
+     * Bytes that make PostgreSQL's array_in need the element quoted: braces, delimiters (box uses ';'), quote,
+     * backslash, whitespace.
+     */
     private static final boolean[] ARRAY_SPECIAL = new boolean[128];
 
     static {
@@ -101,7 +104,10 @@ public final class CsvWriter
     private int rowLineFeeds;
     /** Line feeds inside values of the rows ended so far, not counting the first row. */
     private long lineFeeds;
-    /** The rows (1-based) after the first that hold line feeds, and {@link #lineFeeds} after each: sparse, since most rows hold none. */
+    /**
+     * The rows (1-based) after the first that hold line feeds, and {@link #lineFeeds} after each: sparse, since most
+     * rows hold none.
+     */
     private long[] multiLineRows = new long[0];
     private long[] lineFeedsAfterRow = new long[0];
     private int multiLineRowCount;
@@ -355,7 +361,8 @@ public final class CsvWriter
                 }
             }
         }
-        if (!quoted && end - start == nullBytes.length && Arrays.equals(buffer, start, end, nullBytes, 0, nullBytes.length)) {
+        if (!quoted && end - start == nullBytes.length
+                && Arrays.equals(buffer, start, end, nullBytes, 0, nullBytes.length)) {
             quoted = true;
         }
         if (quoted) {
@@ -551,7 +558,8 @@ public final class CsvWriter
         checkInField();
         requireNonNull(value, "value is null");
         if (offset < 0 || length < 0 || offset > value.length - length) {
-            throw new IndexOutOfBoundsException("offset " + offset + " and length " + length + " do not fit in " + value.length + " bytes");
+            throw new IndexOutOfBoundsException("offset " + offset + " and length " + length + " do not fit in "
+                    + value.length + " bytes");
         }
         ensureCapacity(position + 2 + 2L * length);
         byte[] buffer = this.buffer;
@@ -628,7 +636,8 @@ public final class CsvWriter
             }
         }
         if (!quoted && end - start == 4
-                && (buffer[start] | 0x20) == 'n' && (buffer[start + 1] | 0x20) == 'u' && (buffer[start + 2] | 0x20) == 'l' && (buffer[start + 3] | 0x20) == 'l') {
+                && (buffer[start] | 0x20) == 'n' && (buffer[start + 1] | 0x20) == 'u'
+                && (buffer[start + 2] | 0x20) == 'l' && (buffer[start + 3] | 0x20) == 'l') {
             quoted = true;
         }
         if (quoted) {
@@ -926,7 +935,8 @@ public final class CsvWriter
         if (!Character.isSurrogate(c)) {
             return 3;
         }
-        if (!Character.isHighSurrogate(c) || i + 1 >= value.length() || !Character.isLowSurrogate(value.charAt(i + 1))) {
+        if (!Character.isHighSurrogate(c) || i + 1 >= value.length()
+                || !Character.isLowSurrogate(value.charAt(i + 1))) {
             throw unpairedSurrogate(c, i);
         }
         return 4;
@@ -934,7 +944,8 @@ public final class CsvWriter
 
     static ValueEncodingException unpairedSurrogate(char c, int index)
     {
-        return new ValueEncodingException(String.format("text value contains an unpaired surrogate U+%04X at position %d, which UTF-8 cannot encode", (int) c, index + 1));
+        return new ValueEncodingException(String.format("text value contains an unpaired surrogate U+%04X at position "
+                + "%d, which UTF-8 cannot encode", (int) c, index + 1));
     }
 
     private static byte[] ascii(String value)

@@ -122,7 +122,8 @@ final class DateTimeText
     static void checkMicroseconds(int nano, String typeName)
     {
         if (nano % 1000 != 0) {
-            throw new ValueEncodingException(typeName + " value has nanosecond precision, but PostgreSQL keeps microseconds; "
+            throw new ValueEncodingException(typeName + " value has nanosecond precision, but PostgreSQL keeps "
+                    + "microseconds; "
                     + "pgsink does not round silently");
         }
     }

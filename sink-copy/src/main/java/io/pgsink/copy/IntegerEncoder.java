@@ -44,6 +44,7 @@ final class IntegerEncoder
 
     private ValueEncodingException outOfRange()
     {
-        return new ValueEncodingException("integer value out of range for PostgreSQL type " + typeName() + " [" + min + ", " + max + "]");
+        return new ValueEncodingException("integer value out of range for PostgreSQL type " + typeName() + " [" + min
+                + ", " + max + "]");
     }
 }

@@ -51,9 +51,15 @@ public final class SqlFailures
     public static final String DUPLICATE_TABLE = "42P07";
     /** Also raised by a racing CREATE TABLE, for the table's row type. */
     public static final String DUPLICATE_OBJECT = "42710";
-    /** Class 57P, operator intervention: administrator shutdown, crash shutdown, cannot connect now (starting up), idle session timeout; not 57P04, database dropped. */
+    /**
+     * Class 57P, operator intervention: administrator shutdown, crash shutdown, cannot connect now (starting up), idle
+     * session timeout; not 57P04, database dropped.
+     */
     private static final Set<String> OPERATOR_INTERVENTION = Set.of("57P01", "57P02", "57P03", "57P05");
-    /** Class 28, invalid authorization specification: wrong password (28P01), role may not log in or does not exist (28000). */
+    /**
+     * Class 28, invalid authorization specification: wrong password (28P01), role may not log in or does not exist
+     * (28000).
+     */
     private static final String INVALID_AUTHORIZATION_CLASS = "28";
     public static final String INSUFFICIENT_PRIVILEGE = "42501";
     private static final String INVALID_CATALOG_NAME = "3D000";
@@ -65,7 +71,8 @@ public final class SqlFailures
     /** The start of a COPY context line, {@code COPY t, line 3}. */
     private static final Pattern COPY_CONTEXT = Pattern.compile("^COPY .*?, line (\\d+)", Pattern.MULTILINE);
     private static final Pattern COPY_COLUMN = Pattern.compile("line (\\d+)(?:, column ([^:]+))?");
-    private static final Pattern VALUE_OUT_OF_RANGE = Pattern.compile("value \".*\" is out of range for type (.*)", Pattern.DOTALL);
+    private static final Pattern VALUE_OUT_OF_RANGE = Pattern.compile("value \".*\" is out of range for type (.*)",
+            Pattern.DOTALL);
     private static final Pattern TRAILING_VALUE = Pattern.compile("(.*?): \".*\"", Pattern.DOTALL);
 
     private SqlFailures() {}
@@ -118,13 +125,15 @@ public final class SqlFailures
             return Optional.empty();
         }
         if (state.startsWith(INVALID_AUTHORIZATION_CLASS)) {
-            return Optional.of("the server refused the login: check " + userKey + " and " + passwordKey + " (and the server's pg_hba.conf), then start pgsink again");
+            return Optional.of("the server refused the login: check " + userKey + " and " + passwordKey
+                    + " (and the server's pg_hba.conf), then start pgsink again");
         }
         if (state.equals(INSUFFICIENT_PRIVILEGE)) {
             return Optional.of("the user " + userKey + " names lacks a privilege: grant it"
                     + " (see docs/guides/security.md, Privileges of the target role), then start pgsink again");
         }
-        return Optional.of("the database in " + urlKey + " does not exist: create it or fix " + urlKey + ", then start pgsink again");
+        return Optional.of("the database in " + urlKey + " does not exist: create it or fix " + urlKey
+                + ", then start pgsink again");
     }
 
     /**
@@ -193,7 +202,8 @@ public final class SqlFailures
         if (e instanceof SanitizedSqlException) {
             return e;
         }
-        SQLException copy = new SanitizedSqlException(e.getClass().getSimpleName() + ": " + describeCopy(e), e.getSQLState(), e.getErrorCode(), describe(e), column(e));
+        SQLException copy = new SanitizedSqlException(e.getClass().getSimpleName() + ": " + describeCopy(e),
+                e.getSQLState(), e.getErrorCode(), describe(e), column(e));
         copy.setStackTrace(e.getStackTrace());
         if (depth < 8) {
             if (e.getCause() instanceof SQLException cause && cause != e) {
@@ -223,7 +233,10 @@ public final class SqlFailures
         return column;
     }
 
-    /** The message without values, then the SQLState: {@code value too long for type character varying(8) [SQLState 22001]}. */
+    /**
+     * The message without values, then the SQLState:
+     * {@code value too long for type character varying(8) [SQLState 22001]}.
+     */
     public static String describe(SQLException e)
     {
         if (e instanceof SanitizedSqlException sanitized) {
@@ -299,7 +312,10 @@ public final class SqlFailures
         return null;
     }
 
-    /** Drops the input value PostgreSQL quotes in data errors such as {@code invalid input syntax for type integer: "x"}. */
+    /**
+     * Drops the input value PostgreSQL quotes in data errors such as
+     * {@code invalid input syntax for type integer: "x"}.
+     */
     private static String withoutValue(String message)
     {
         Matcher outOfRange = VALUE_OUT_OF_RANGE.matcher(message);
@@ -347,7 +363,8 @@ public final class SqlFailures
         @Nullable
         private final String column;
 
-        SanitizedSqlException(String message, @Nullable String state, int vendorCode, String description, @Nullable String column)
+        SanitizedSqlException(String message, @Nullable String state, int vendorCode, String description,
+                @Nullable String column)
         {
             super(message, state, vendorCode);
             this.description = description;

@@ -51,7 +51,8 @@ public final class SqlIdentifiers
     {
         int nul = value.indexOf('\0');
         if (nul >= 0) {
-            throw new IllegalArgumentException(what + " cannot contain a NUL character (U+0000), found at position " + (nul + 1));
+            throw new IllegalArgumentException(what + " cannot contain a NUL character (U+0000), found at position "
+                    + (nul + 1));
         }
     }
 }

@@ -55,7 +55,8 @@ abstract class TextFormEncoder
 
     final ValueEncodingException unsupported(Object value)
     {
-        return new ValueEncodingException("cannot encode " + value.getClass().getName() + " as PostgreSQL type " + typeName);
+        return new ValueEncodingException("cannot encode " + value.getClass().getName() + " as PostgreSQL type "
+                + typeName);
     }
 
     @Override

@@ -17,9 +17,11 @@ final class TimestampEncoder
         if (!(value instanceof LocalDateTime timestamp)) {
             throw unsupported(value);
         }
-        boolean bc = DateTimeText.appendDate(out, timestamp.getYear(), timestamp.getMonthValue(), timestamp.getDayOfMonth());
+        boolean bc = DateTimeText.appendDate(out, timestamp.getYear(), timestamp.getMonthValue(),
+                timestamp.getDayOfMonth());
         out.appendAscii(' ');
-        DateTimeText.appendTime(out, timestamp.getHour(), timestamp.getMinute(), timestamp.getSecond(), timestamp.getNano(), typeName());
+        DateTimeText.appendTime(out, timestamp.getHour(), timestamp.getMinute(), timestamp.getSecond(),
+                timestamp.getNano(), typeName());
         if (bc) {
             DateTimeText.appendBc(out);
         }

@@ -39,7 +39,8 @@ final class TimestampWithTimeZoneEncoder
     {
         boolean bc = DateTimeText.appendDate(out, local.getYear(), local.getMonthValue(), local.getDayOfMonth());
         out.appendAscii(' ');
-        DateTimeText.appendTime(out, local.getHour(), local.getMinute(), local.getSecond(), local.getNano(), typeName());
+        DateTimeText.appendTime(out, local.getHour(), local.getMinute(), local.getSecond(), local.getNano(),
+                typeName());
         DateTimeText.appendOffset(out, offsetSeconds);
         if (bc) {
             DateTimeText.appendBc(out);

@@ -15,7 +15,8 @@ import static java.util.Objects.requireNonNull;
  * <tr><th>PostgreSQL type</th><th>Java value</th></tr>
  * <tr><td>int2, int4, int8, oid</td><td>Byte, Short, Integer, Long, BigInteger (range-checked)</td></tr>
  * <tr><td>float4, float8</td><td>Float, Double, any Number</td></tr>
- * <tr><td>numeric</td><td>BigDecimal, Byte, Short, Integer, Long, BigInteger, Double, Float (NaN and infinities included)</td></tr>
+ * <tr><td>numeric</td><td>BigDecimal, Byte, Short, Integer, Long, BigInteger, Double, Float (NaN and infinities
+ * included)</td></tr>
  * <tr><td>bool</td><td>Boolean</td></tr>
  * <tr><td>bytea</td><td>byte[], ByteBuffer</td></tr>
  * <tr><td>date</td><td>LocalDate</td></tr>
@@ -49,7 +50,8 @@ public final class ValueEncoders
         register(new TimestampEncoder("timestamp"));
         register(new TimestampWithTimeZoneEncoder("timestamptz"));
         register(new UuidEncoder("uuid"));
-        for (String text : new String[] {"text", "varchar", "bpchar", "char", "name", "json", "jsonb", "xml", "citext"}) {
+        for (String text
+                : new String[] {"text", "varchar", "bpchar", "char", "name", "json", "jsonb", "xml", "citext"}) {
             register(new TextEncoder(text));
         }
     }

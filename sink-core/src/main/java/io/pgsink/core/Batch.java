@@ -15,7 +15,8 @@ import static java.util.Objects.requireNonNull;
  * @param rejected changes the sink already refused (under {@code errors.tolerance=all}), to be sent
  *         to the dead-letter destination with this batch
  */
-public record Batch(List<TableBatch> tables, Map<String, SourcePosition> positions, long events, List<RejectedRow> rejected)
+public record Batch(List<TableBatch> tables, Map<String, SourcePosition> positions, long events,
+        List<RejectedRow> rejected)
 {
     public Batch
     {

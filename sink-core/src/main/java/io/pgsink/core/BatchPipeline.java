@@ -56,7 +56,8 @@ final class BatchPipeline
     {
         requireNonNull(batch, "batch is null");
         if (inFlight.isPresent()) {
-            throw new IllegalStateException(name + " - a batch of " + inFlight.get().batch.events() + " events is still in flight");
+            throw new IllegalStateException(name + " - a batch of " + inFlight.get().batch.events()
+                    + " events is still in flight");
         }
         inFlight = Optional.of(start(batch));
     }
@@ -67,7 +68,9 @@ final class BatchPipeline
         return inFlight.isPresent();
     }
 
-    /** Whether the batch in flight finished and {@link #await} has not taken its outcome yet: taking it does not block. */
+    /**
+     * Whether the batch in flight finished and {@link #await} has not taken its outcome yet: taking it does not block.
+     */
     boolean finished()
     {
         return inFlight.isPresent() && inFlight.get().failure.isEmpty() && inFlight.get().outcome.isDone();
@@ -85,7 +88,8 @@ final class BatchPipeline
         }
         InFlight current = inFlight.get();
         if (current.failure.isPresent()) {
-            log.info("{} - applying again the batch of {} events that failed: {}", name, current.batch.events(), current.failure.get().getMessage());
+            log.info("{} - applying again the batch of {} events that failed: {}", name, current.batch.events(),
+                    current.failure.get().getMessage());
             current = start(current.batch);
             inFlight = Optional.of(current);
         }
@@ -96,11 +100,13 @@ final class BatchPipeline
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             // still in flight: close() waits for it, or abandons it
-            throw new SinkException(ErrorCode.TRANSIENT, name + " - interrupted while a batch of " + current.batch.events() + " events is being applied; it is still in flight", e);
+            throw new SinkException(ErrorCode.TRANSIENT, name + " - interrupted while a batch of "
+                    + current.batch.events() + " events is being applied; it is still in flight", e);
         }
         catch (ExecutionException e) {
             RuntimeException failure = e.getCause() instanceof RuntimeException runtime ? runtime
-                    : new SinkException(ErrorCode.TRANSIENT, name + " - applying a batch of " + current.batch.events() + " events failed: " + e.getCause(), e.getCause());
+                    : new SinkException(ErrorCode.TRANSIENT, name + " - applying a batch of " + current.batch.events()
+                            + " events failed: " + e.getCause(), e.getCause());
             inFlight = Optional.of(current.failed(failure));
             listener.flushFailed(current.batch, nanoClock.getAsLong() - current.startNanos, failure);
             throw failure;
@@ -133,7 +139,8 @@ final class BatchPipeline
             }
             catch (SinkException e) {
                 if (Thread.currentThread().isInterrupted()) {
-                    log.warn("{} - closing while a batch of {} events is being applied: not waiting for it; the source resends it unless it committed", name, inFlight.get().batch.events());
+                    log.warn("{} - closing while a batch of {} events is being applied: not waiting for it; the source "
+                            + "resends it unless it committed", name, inFlight.get().batch.events());
                     thread.shutdownNow();
                     return;
                 }
@@ -141,7 +148,8 @@ final class BatchPipeline
             }
         }
         if (inFlight.isPresent()) {
-            log.info("{} - closing with a batch of {} events that failed to apply; the source resends it", name, inFlight.get().batch.events());
+            log.info("{} - closing with a batch of {} events that failed to apply; the source resends it", name,
+                    inFlight.get().batch.events());
         }
         thread.shutdown();
     }

@@ -60,7 +60,8 @@ public final class BufferedSink
     /** The source transaction being accepted, whose events are flushed together; empty between transactions. */
     private Optional<OpenTransaction> transaction = Optional.empty();
 
-    public BufferedSink(String name, FlushPolicy policy, BatchApplier applier, FlushListener listener, LongSupplier nanoClock)
+    public BufferedSink(String name, FlushPolicy policy, BatchApplier applier, FlushListener listener,
+            LongSupplier nanoClock)
     {
         this(name, policy, applier, listener, nanoClock, false);
     }
@@ -71,7 +72,8 @@ public final class BufferedSink
      *         cannot be filled) is passed on with the next batch as a {@link RejectedRow} instead of
      *         failing
      */
-    public BufferedSink(String name, FlushPolicy policy, BatchApplier applier, FlushListener listener, LongSupplier nanoClock, boolean tolerateRejectedRows)
+    public BufferedSink(String name, FlushPolicy policy, BatchApplier applier, FlushListener listener,
+            LongSupplier nanoClock, boolean tolerateRejectedRows)
     {
         this.tolerateRejectedRows = tolerateRejectedRows;
         this.name = requireNonNull(name, "name is null");
@@ -80,7 +82,9 @@ public final class BufferedSink
         this.listener = requireNonNull(listener, "listener is null");
         this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
         this.committedPositions = new HashMap<>(applier.committedPositions());
-        this.pipeline = policy.pipelined() ? Optional.of(new BatchPipeline(name, applier, committedBatches, nanoClock)) : Optional.empty();
+        this.pipeline = policy.pipelined()
+                ? Optional.of(new BatchPipeline(name, applier, committedBatches, nanoClock))
+                : Optional.empty();
     }
 
     public BufferedSink(String name, FlushPolicy policy, BatchApplier applier)
@@ -96,11 +100,13 @@ public final class BufferedSink
                 && buffer.schema() != event.schema() && !buffer.schema().equals(event.schema())) {
             if (transaction.isPresent() && events > transaction.get().eventsAtStart()) {
                 // one buffer holds one schema: the part of the transaction before the change is applied now
-                log.warn("{} - schema of {} changed inside source transaction {}: flushing the part of it buffered so far, so the target shows it partly applied until its end",
+                log.warn("{} - schema of {} changed inside source transaction {}: flushing the part of it buffered so "
+                        + "far, so the target shows it partly applied until its end",
                         name, event.table(), transaction.get().id());
             }
             else {
-                log.info("{} - schema of {} changed, flushing what was buffered with the old schema", name, event.table());
+                log.info("{} - schema of {} changed, flushing what was buffered with the old schema", name,
+                        event.table());
             }
             flush();
             buffer = null;
@@ -120,7 +126,10 @@ public final class BufferedSink
             Object[] row = event.after() != null ? event.after() : event.before();
             TableSchema schema = event.schema();
             RowKey key = schema.hasKey() && row != null ? schema.keyOf(row) : RowKey.NONE;
-            rejected.add(new RejectedRow(event.table(), event.table(), schema, new RowChange(key, row, event.position(), event.operation(), event.sourceTimeMillis(), false, false), java.util.Optional.empty(), e.getMessage()));
+            RowChange change = new RowChange(key, row, event.position(), event.operation(), event.sourceTimeMillis(),
+                    false, false);
+            rejected.add(new RejectedRow(event.table(), event.table(), schema, change, java.util.Optional.empty(),
+                    e.getMessage()));
         }
         bytes += buffer.bytes() - before;
         pendingPositions.put(event.position().partition(), event.position());
@@ -140,7 +149,8 @@ public final class BufferedSink
     {
         requireNonNull(transactionId, "transactionId is null");
         if (transaction.isPresent()) {
-            throw new IllegalStateException(name + " - source transaction " + transactionId + " begins while " + transaction.get().id() + " has not ended");
+            throw new IllegalStateException(name + " - source transaction " + transactionId + " begins while "
+                    + transaction.get().id() + " has not ended");
         }
         transaction = Optional.of(new OpenTransaction(transactionId, events, bytes));
     }
@@ -168,11 +178,15 @@ public final class BufferedSink
         long transactionBytes = bytes - open.bytesAtStart();
         if (transactionBytes >= policy.flushBytes()) {
             throw new SinkException(ErrorCode.CONFIG, name + " - source transaction " + open.id() + " takes more than "
-                    + (policy.pipelined() ? "buffer.max.bytes/2 (" + policy.flushBytes() + " of " + policy.maxBytes() + " bytes: flush.pipelined=true keeps a second batch in flight)"
+                    + (policy.pipelined()
+                            ? "buffer.max.bytes/2 (" + policy.flushBytes() + " of " + policy.maxBytes()
+                                    + " bytes: flush.pipelined=true keeps a second batch in flight)"
                             : "buffer.max.bytes (" + policy.maxBytes() + " bytes)")
                     + " after "
-                    + (events - open.eventsAtStart()) + " of its events, at " + pendingPositions.values() + ". With flush.boundary=transaction a source transaction is applied whole"
-                    + " and must fit in the buffer: raise buffer.max.bytes (the heap must hold about twice as much), or set flush.boundary=batch to apply it across several flushes;"
+                    + (events - open.eventsAtStart()) + " of its events, at " + pendingPositions.values()
+                    + ". With flush.boundary=transaction a source transaction is applied whole"
+                    + " and must fit in the buffer: raise buffer.max.bytes (the heap must hold about twice as much), "
+                    + "or set flush.boundary=batch to apply it across several flushes;"
                     + " nothing of it was applied, and pgsink resumes before it");
         }
     }
@@ -192,7 +206,8 @@ public final class BufferedSink
     @Override
     public void acceptKeyChange(ChangeEvent delete, ChangeEvent insert)
     {
-        if (delete.operation() != Operation.DELETE || (insert.operation() != Operation.INSERT && insert.operation() != Operation.READ)) {
+        if (delete.operation() != Operation.DELETE
+                || (insert.operation() != Operation.INSERT && insert.operation() != Operation.READ)) {
             throw new IllegalArgumentException("Not a delete and an insert: " + delete + ", " + insert);
         }
         if (!delete.schema().equals(insert.schema())) {
@@ -201,7 +216,8 @@ public final class BufferedSink
             accept(insert);
             return;
         }
-        accept(ChangeEvent.update(insert.schema(), delete.before(), insert.after(), insert.position(), insert.sourceTimeMillis()));
+        accept(ChangeEvent.update(insert.schema(), delete.before(), insert.after(), insert.position(),
+                insert.sourceTimeMillis()));
     }
 
     @Override
@@ -217,7 +233,8 @@ public final class BufferedSink
     public boolean flushIfDue()
     {
         if (pipeline.isPresent() && pipeline.get().finished()) {
-            // takes the outcome without waiting: positions follow, and a failure surfaces here (a flush applies it again)
+            // takes the outcome without waiting: positions follow, and a failure surfaces here (a flush applies it
+            // again)
             pipeline.get().await();
         }
         if (transaction.isEmpty() && policy.isDue(events, firstEventNanos, nanoClock.getAsLong())) {

@@ -23,7 +23,8 @@ public final class ChangeEvent
     private final SourcePosition position;
     private final long sourceTimeMillis;
 
-    private ChangeEvent(TableId table, Operation operation, @Nullable TableSchema schema, Object @Nullable [] before, Object @Nullable [] after, SourcePosition position, long sourceTimeMillis)
+    private ChangeEvent(TableId table, Operation operation, @Nullable TableSchema schema, Object @Nullable [] before,
+            Object @Nullable [] after, SourcePosition position, long sourceTimeMillis)
     {
         this.table = requireNonNull(table, "table is null");
         this.operation = requireNonNull(operation, "operation is null");
@@ -39,12 +40,14 @@ public final class ChangeEvent
     }
 
     /** A new row, or one read by a snapshot ({@code operation} {@link Operation#INSERT} or {@link Operation#READ}). */
-    public static ChangeEvent insert(TableSchema schema, Operation operation, Object[] after, SourcePosition position, long sourceTimeMillis)
+    public static ChangeEvent insert(TableSchema schema, Operation operation, Object[] after, SourcePosition position,
+            long sourceTimeMillis)
     {
         if (operation != Operation.INSERT && operation != Operation.READ) {
             throw new IllegalArgumentException("Not an insert operation: " + operation);
         }
-        return new ChangeEvent(schema.table(), operation, schema, null, requireNonNull(after, "after is null"), position, sourceTimeMillis);
+        return new ChangeEvent(schema.table(), operation, schema, null, requireNonNull(after, "after is null"),
+                position, sourceTimeMillis);
     }
 
     public static ChangeEvent insert(TableSchema schema, Object[] after, SourcePosition position, long sourceTimeMillis)
@@ -60,9 +63,11 @@ public final class ChangeEvent
      * {@linkplain #update update}, it does not delete the old key: the delete comes in its own event,
      * in the order the source gave it relative to other changes of that key.
      */
-    public static ChangeEvent insertMovedFrom(TableSchema schema, Object[] oldKeyRow, Object[] after, SourcePosition position, long sourceTimeMillis)
+    public static ChangeEvent insertMovedFrom(TableSchema schema, Object[] oldKeyRow, Object[] after,
+            SourcePosition position, long sourceTimeMillis)
     {
-        return new ChangeEvent(schema.table(), Operation.INSERT, schema, requireNonNull(oldKeyRow, "oldKeyRow is null"), requireNonNull(after, "after is null"), position, sourceTimeMillis);
+        return new ChangeEvent(schema.table(), Operation.INSERT, schema, requireNonNull(oldKeyRow, "oldKeyRow is null"),
+                requireNonNull(after, "after is null"), position, sourceTimeMillis);
     }
 
     /**
@@ -70,15 +75,19 @@ public final class ChangeEvent
      * IDENTITY FULL, or the old key when the key changed); when given and its key differs from the
      * new one, the old key is deleted.
      */
-    public static ChangeEvent update(TableSchema schema, Object @Nullable [] before, Object[] after, SourcePosition position, long sourceTimeMillis)
+    public static ChangeEvent update(TableSchema schema, Object @Nullable [] before, Object[] after,
+            SourcePosition position, long sourceTimeMillis)
     {
-        return new ChangeEvent(schema.table(), Operation.UPDATE, schema, before, requireNonNull(after, "after is null"), position, sourceTimeMillis);
+        return new ChangeEvent(schema.table(), Operation.UPDATE, schema, before, requireNonNull(after, "after is null"),
+                position, sourceTimeMillis);
     }
 
     /** A removed row; {@code before} needs at least the key columns. */
-    public static ChangeEvent delete(TableSchema schema, Object[] before, SourcePosition position, long sourceTimeMillis)
+    public static ChangeEvent delete(TableSchema schema, Object[] before, SourcePosition position,
+            long sourceTimeMillis)
     {
-        return new ChangeEvent(schema.table(), Operation.DELETE, schema, requireNonNull(before, "before is null"), null, position, sourceTimeMillis);
+        return new ChangeEvent(schema.table(), Operation.DELETE, schema, requireNonNull(before, "before is null"), null,
+                position, sourceTimeMillis);
     }
 
     public static ChangeEvent truncate(TableId table, SourcePosition position, long sourceTimeMillis)
@@ -133,7 +142,8 @@ public final class ChangeEvent
     private static void checkWidth(Object @Nullable [] values, TableSchema schema, String name)
     {
         if (values != null && values.length != schema.columnCount()) {
-            throw new IllegalArgumentException(name + " image of " + schema.table() + " has " + values.length + " values, the schema has " + schema.columnCount() + " columns");
+            throw new IllegalArgumentException(name + " image of " + schema.table() + " has " + values.length
+                    + " values, the schema has " + schema.columnCount() + " columns");
         }
     }
 

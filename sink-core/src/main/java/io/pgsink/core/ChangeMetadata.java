@@ -24,11 +24,15 @@ public final class ChangeMetadata
         OPERATION("text"),
         /** When the row's last change was committed on the source. */
         SOURCE_TIMESTAMP("timestamptz"),
-        /** Where the row's last change is in the source stream, as text (see docs/concepts/history-and-soft-deletes.md). */
+        /**
+         * Where the row's last change is in the source stream, as text (see docs/concepts/history-and-soft-deletes.md).
+         */
         SOURCE_POSITION("text"),
         /** When the sink applied the row: one time per flush transaction. */
         APPLIED_TIMESTAMP("timestamptz"),
-        /** Whether the row was deleted ({@code delete.mode=soft}; in history tables, whether the change is a delete). */
+        /**
+         * Whether the row was deleted ({@code delete.mode=soft}; in history tables, whether the change is a delete).
+         */
         DELETED_FLAG("boolean"),
         /** When the row was deleted at the source; NULL while it is not. */
         DELETED_TIMESTAMP("timestamptz");
@@ -40,7 +44,10 @@ public final class ChangeMetadata
             this.typeName = typeName;
         }
 
-        /** The type the sink gives the column when it creates it; also the type it requires of an existing one (its {@code pg_type.typname}, except text, which any string type may stand for). */
+        /**
+         * The type the sink gives the column when it creates it; also the type it requires of an existing one (its
+         * {@code pg_type.typname}, except text, which any string type may stand for).
+         */
         public String typeName()
         {
             return typeName;
@@ -57,7 +64,8 @@ public final class ChangeMetadata
         }
     }
 
-    public static final ChangeMetadata NONE = new ChangeMetadata(List.of(), DeleteMode.HARD, TableMode.MERGE, TablePatterns.NONE);
+    public static final ChangeMetadata NONE = new ChangeMetadata(List.of(), DeleteMode.HARD, TableMode.MERGE,
+            TablePatterns.NONE);
 
     private static final Map<Kind, ConfigKey<String>> COLUMN_KEYS = columnKeys();
 
@@ -66,7 +74,8 @@ public final class ChangeMetadata
     private final TableMode tableMode;
     private final TablePatterns historyTables;
 
-    private ChangeMetadata(List<Column> columns, DeleteMode deleteMode, TableMode tableMode, TablePatterns historyTables)
+    private ChangeMetadata(List<Column> columns, DeleteMode deleteMode, TableMode tableMode,
+            TablePatterns historyTables)
     {
         this.columns = List.copyOf(columns);
         this.deleteMode = requireNonNull(deleteMode, "deleteMode is null");
@@ -86,7 +95,10 @@ public final class ChangeMetadata
         return keys;
     }
 
-    /** The settings of {@code values}, or empty after adding every problem (of these keys alone or together) to {@code problems}. */
+    /**
+     * The settings of {@code values}, or empty after adding every problem (of these keys alone or together) to
+     * {@code problems}.
+     */
     static Optional<ChangeMetadata> read(ConfigValues values, List<ConfigProblem> problems)
     {
         List<ConfigKey<?>> keys = new ArrayList<>(COLUMN_KEYS.values());
@@ -106,22 +118,28 @@ public final class ChangeMetadata
             }
             ConfigKey<String> other = byName.putIfAbsent(name, key);
             if (other != null) {
-                problems.add(combination(values, List.of(other, key), "two metadata columns cannot have the same name"));
+                problems.add(combination(values, List.of(other, key),
+                        "two metadata columns cannot have the same name"));
             }
             columns.add(new Column(kind, name));
         });
         DeleteMode deleteMode = values.get(SinkKeys.DELETE_MODE);
-        boolean deleteColumns = !values.get(SinkKeys.DELETE_FLAG_COLUMN).isEmpty() || !values.get(SinkKeys.DELETE_TIMESTAMP_COLUMN).isEmpty();
-        List<ConfigKey<?>> deleteKeys = List.of(SinkKeys.DELETE_MODE, SinkKeys.DELETE_FLAG_COLUMN, SinkKeys.DELETE_TIMESTAMP_COLUMN);
+        boolean deleteColumns = !values.get(SinkKeys.DELETE_FLAG_COLUMN).isEmpty()
+                || !values.get(SinkKeys.DELETE_TIMESTAMP_COLUMN).isEmpty();
+        List<ConfigKey<?>> deleteKeys = List.of(SinkKeys.DELETE_MODE, SinkKeys.DELETE_FLAG_COLUMN,
+                SinkKeys.DELETE_TIMESTAMP_COLUMN);
         switch (deleteMode) {
             case HARD -> {
                 if (deleteColumns) {
-                    problems.add(combination(values, deleteKeys, "the deleted flag and timestamp columns are only written with delete.mode=soft"));
+                    problems.add(combination(values, deleteKeys, "the deleted flag and timestamp columns are only "
+                            + "written with delete.mode=soft"));
                 }
             }
             case SOFT -> {
                 if (!deleteColumns) {
-                    problems.add(combination(values, deleteKeys, "delete.mode=soft marks deleted rows in delete.flag.column and/or delete.timestamp.column; name at least one"));
+                    problems.add(combination(values, deleteKeys,
+                            "delete.mode=soft marks deleted rows in delete.flag.column and/or delete.timestamp.column; "
+                            + "name at least one"));
                 }
             }
         }
@@ -129,12 +147,17 @@ public final class ChangeMetadata
         TablePatterns historyTables = values.get(SinkKeys.HISTORY_TABLE_INCLUDE_LIST);
         if (tableMode == TableMode.HISTORY && !historyTables.isEmpty()) {
             problems.add(combination(values, List.of(SinkKeys.TABLE_MODE, SinkKeys.HISTORY_TABLE_INCLUDE_LIST),
-                    "table.mode=history makes every table a history table already; list tables in history.table.include.list only with table.mode=merge"));
+                    "table.mode=history makes every table a history table already; list tables in "
+                    + "history.table.include.list only with table.mode=merge"));
         }
         boolean history = tableMode == TableMode.HISTORY || !historyTables.isEmpty();
-        if (history && (values.get(SinkKeys.METADATA_OPERATION_COLUMN).isEmpty() || values.get(SinkKeys.METADATA_SOURCE_POSITION_COLUMN).isEmpty())) {
-            problems.add(combination(values, List.of(SinkKeys.TABLE_MODE, SinkKeys.HISTORY_TABLE_INCLUDE_LIST, SinkKeys.METADATA_OPERATION_COLUMN, SinkKeys.METADATA_SOURCE_POSITION_COLUMN),
-                    "history tables need metadata.operation.column and metadata.source.position.column, which tell their rows apart and order them"));
+        if (history && (values.get(SinkKeys.METADATA_OPERATION_COLUMN).isEmpty()
+                || values.get(SinkKeys.METADATA_SOURCE_POSITION_COLUMN).isEmpty())) {
+            problems.add(combination(values,
+                    List.of(SinkKeys.TABLE_MODE, SinkKeys.HISTORY_TABLE_INCLUDE_LIST,
+                            SinkKeys.METADATA_OPERATION_COLUMN, SinkKeys.METADATA_SOURCE_POSITION_COLUMN),
+                    "history tables need metadata.operation.column and metadata.source.position.column, which tell "
+                    + "their rows apart and order them"));
         }
         if (problems.size() > before) {
             return Optional.empty();
@@ -157,7 +180,10 @@ public final class ChangeMetadata
         return COLUMN_KEYS.get(requireNonNull(kind, "kind is null"));
     }
 
-    /** The configured metadata columns, in a fixed order: operation, source timestamp, source position, applied timestamp, deleted flag, deleted timestamp. */
+    /**
+     * The configured metadata columns, in a fixed order: operation, source timestamp, source position, applied
+     * timestamp, deleted flag, deleted timestamp.
+     */
     public List<Column> columns()
     {
         return columns;
@@ -177,7 +203,10 @@ public final class ChangeMetadata
         };
     }
 
-    /** Whether changes of {@code table} (the source table; in Kafka Connect, the table its records are routed to) are appended rather than merged. */
+    /**
+     * Whether changes of {@code table} (the source table; in Kafka Connect, the table its records are routed to) are
+     * appended rather than merged.
+     */
     public boolean isHistory(TableId table)
     {
         return switch (tableMode) {

@@ -46,7 +46,8 @@ public final class ColumnPatterns
                 patterns.add(Pattern.compile(entry, Pattern.CASE_INSENSITIVE));
             }
             catch (PatternSyntaxException e) {
-                throw new IllegalArgumentException("'" + entry + "' is not a regular expression: " + e.getDescription() + (e.getIndex() >= 0 ? " near index " + e.getIndex() : ""));
+                throw new IllegalArgumentException("'" + entry + "' is not a regular expression: " + e.getDescription()
+                        + (e.getIndex() >= 0 ? " near index " + e.getIndex() : ""));
             }
             texts.add(entry);
         }

@@ -60,7 +60,8 @@ public final class ColumnRenames
             int colon = entry.indexOf(':');
             String[] names = colon < 0 ? new String[0] : entry.substring(0, colon).split("\\.", -1);
             String newName = colon < 0 ? "" : entry.substring(colon + 1).trim();
-            if (names.length != 3 || names[0].isBlank() || names[1].isBlank() || names[2].isBlank() || newName.isEmpty() || newName.indexOf(':') >= 0) {
+            if (names.length != 3 || names[0].isBlank() || names[1].isBlank() || names[2].isBlank() || newName.isEmpty()
+                    || newName.indexOf(':') >= 0) {
                 problems.add("'" + entry + "' is not schema.table.column:new_name");
                 continue;
             }

@@ -26,7 +26,8 @@ import static java.util.Objects.requireNonNull;
  */
 public final class ColumnSelection
 {
-    public static final ColumnSelection NONE = new ColumnSelection(ColumnPatterns.NONE, ColumnPatterns.NONE, ColumnRenames.NONE);
+    public static final ColumnSelection NONE = new ColumnSelection(ColumnPatterns.NONE, ColumnPatterns.NONE,
+            ColumnRenames.NONE);
 
     private final ColumnPatterns include;
     private final ColumnPatterns exclude;
@@ -38,7 +39,8 @@ public final class ColumnSelection
         this.exclude = requireNonNull(exclude, "exclude is null");
         this.renames = requireNonNull(renames, "renames is null");
         if (!include.isEmpty() && !exclude.isEmpty()) {
-            throw new IllegalArgumentException(SinkConfig.COLUMN_INCLUDE_LIST + " and " + SinkConfig.COLUMN_EXCLUDE_LIST + " cannot both be set");
+            throw new IllegalArgumentException(SinkConfig.COLUMN_INCLUDE_LIST + " and " + SinkConfig.COLUMN_EXCLUDE_LIST
+                    + " cannot both be set");
         }
     }
 
@@ -87,9 +89,11 @@ public final class ColumnSelection
             if (!writes(table, key)) {
                 problems.add(include.isEmpty()
                         ? ConfigProblem.invalid(SinkConfig.COLUMN_EXCLUDE_LIST, exclude.toString(), false,
-                                "excludes key column " + key + " of " + table + "; key columns are always written (the sink merges by key)")
+                                "excludes key column " + key + " of " + table + "; key columns are always written (the "
+                                + "sink merges by key)")
                         : ConfigProblem.invalid(SinkConfig.COLUMN_INCLUDE_LIST, include.toString(), false,
-                                "leaves out key column " + key + " of " + table + "; key columns are always written (the sink merges by key): add it to the list"));
+                                "leaves out key column " + key + " of " + table
+                                + "; key columns are always written (the sink merges by key): add it to the list"));
             }
         }
         Map<String, String> writtenBy = new HashMap<>();
@@ -101,13 +105,15 @@ public final class ColumnSelection
                 String earlier = writtenBy.putIfAbsent(target, column.name());
                 if (earlier != null) {
                     problems.add(ConfigProblem.invalid(SinkConfig.COLUMN_RENAME, renames.toString(), false,
-                            "columns " + earlier + " and " + column.name() + " of " + table + " would both be written to target column " + target));
+                            "columns " + earlier + " and " + column.name() + " of " + table
+                            + " would both be written to target column " + target));
                 }
             }
         }
         if (!anyWritten) {
             ConfigPatternsKey lists = listKey();
-            problems.add(ConfigProblem.invalid(lists.key(), lists.patterns().toString(), false, "leaves no column of " + table + " to write"));
+            problems.add(ConfigProblem.invalid(lists.key(), lists.patterns().toString(), false, "leaves no column of "
+                    + table + " to write"));
         }
         for (ColumnRenames.Rename rename : renames.of(table)) {
             if (source.columnIndex(rename.column()).isEmpty()) {
@@ -115,12 +121,14 @@ public final class ColumnSelection
                     continue;
                 }
                 problems.add(ConfigProblem.invalid(SinkConfig.COLUMN_RENAME, renames.toString(), false,
-                        "renames column " + rename.column() + " that " + table + " does not have (columns: " + source.columnNames() + ")"));
+                        "renames column " + rename.column() + " that " + table + " does not have (columns: "
+                        + source.columnNames() + ")"));
             }
             else if (!writes(table, rename.column())) {
                 ConfigPatternsKey lists = listKey();
                 problems.add(ConfigProblem.invalid(SinkConfig.COLUMN_RENAME, renames.toString(), false,
-                        "renames column " + rename.column() + " of " + table + ", which " + lists.key() + " leaves out"));
+                        "renames column " + rename.column() + " of " + table + ", which " + lists.key()
+                        + " leaves out"));
             }
         }
         return problems;
@@ -153,11 +161,13 @@ public final class ColumnSelection
             ColumnSchema column = source.columns().get(i);
             if (writes(table, column.name())) {
                 indexes.add(i);
-                columns.add(new ColumnSchema(targetName(table, column.name()), column.typeName(), column.optional(), column.defaultValue()));
+                columns.add(new ColumnSchema(targetName(table, column.name()), column.typeName(), column.optional(),
+                        column.defaultValue()));
             }
         }
         List<String> key = source.keyColumns().stream().map(name -> targetName(table, name)).toList();
-        return new ColumnProjection(source, new TableSchema(source.table(), columns, key), indexes.stream().mapToInt(Integer::intValue).toArray());
+        return new ColumnProjection(source, new TableSchema(source.table(), columns, key),
+                indexes.stream().mapToInt(Integer::intValue).toArray());
     }
 
     /**
@@ -182,14 +192,16 @@ public final class ColumnSelection
         for (int i = 0; i < entries.size(); i++) {
             if (!matchedPatterns.contains(i)) {
                 problems.add(ConfigProblem.invalid(lists.key(), lists.patterns().toString(), false,
-                        "entry '" + entries.get(i) + "' matches no column of a captured table (entries are regular expressions matched whole against schema.table.column, ignoring case)"));
+                        "entry '" + entries.get(i) + "' matches no column of a captured table (entries are regular "
+                        + "expressions matched whole against schema.table.column, ignoring case)"));
             }
         }
         // a rename of a missing column of a captured table is among that table's problems
         for (ColumnRenames.Rename rename : renames.entries()) {
             if (sources.stream().noneMatch(source -> source.table().equals(rename.table()))) {
                 problems.add(ConfigProblem.invalid(SinkConfig.COLUMN_RENAME, renames.toString(), false,
-                        "entry '" + rename + "' names table " + rename.table() + ", which is not captured (names are exact and case-sensitive)"));
+                        "entry '" + rename + "' names table " + rename.table()
+                        + ", which is not captured (names are exact and case-sensitive)"));
             }
         }
         return problems;
@@ -197,7 +209,8 @@ public final class ColumnSelection
 
     private ConfigPatternsKey listKey()
     {
-        return include.isEmpty() ? new ConfigPatternsKey(SinkConfig.COLUMN_EXCLUDE_LIST, exclude) : new ConfigPatternsKey(SinkConfig.COLUMN_INCLUDE_LIST, include);
+        return include.isEmpty() ? new ConfigPatternsKey(SinkConfig.COLUMN_EXCLUDE_LIST, exclude)
+                : new ConfigPatternsKey(SinkConfig.COLUMN_INCLUDE_LIST, include);
     }
 
     /** The list in effect and its key. */

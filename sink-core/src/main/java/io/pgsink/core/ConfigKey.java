@@ -10,8 +10,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * One configuration key: its name, type, default, validator and documentation, and whether it is
  * a secret. The sink's table is {@link SinkConfig#KEYS}, each adapter has one of its own; Kafka
- * Connect's {@code ConfigDef} and the configuration reference (docs/reference/configuration.md) are built from them, so a key is
- * documented and checked in exactly one place.
+ * Connect's {@code ConfigDef} and the configuration reference (docs/reference/configuration.md) are built from them, so
+ * a key is documented and checked in exactly one place.
  *
  * <p>Reading a value parses it with the {@link ConfigType}, then checks it with the
  * {@link ConfigValidator}; either failing gives a {@link ConfigProblem} naming the key, the value
@@ -25,7 +25,8 @@ import static java.util.Objects.requireNonNull;
  * @param secret never logged or echoed in error messages
  * @param documentation what the key does, for users
  */
-public record ConfigKey<T>(String name, ConfigType<T> type, Optional<String> defaultValue, ConfigValidator<? super T> validator, boolean secret, String documentation)
+public record ConfigKey<T>(String name, ConfigType<T> type, Optional<String> defaultValue,
+        ConfigValidator<? super T> validator, boolean secret, String documentation)
 {
     public ConfigKey
     {
@@ -43,7 +44,8 @@ public record ConfigKey<T>(String name, ConfigType<T> type, Optional<String> def
                 reason = Optional.of(e.getMessage());
             }
             if (reason.isPresent()) {
-                throw new IllegalArgumentException("The default '" + defaultValue.get() + "' of " + name + " is invalid: " + reason.get());
+                throw new IllegalArgumentException("The default '" + defaultValue.get() + "' of " + name
+                        + " is invalid: " + reason.get());
             }
         }
     }
@@ -55,7 +57,8 @@ public record ConfigKey<T>(String name, ConfigType<T> type, Optional<String> def
 
     public static <T> ConfigKey<T> optional(String name, ConfigType<T> type, T defaultValue, String documentation)
     {
-        return new ConfigKey<>(name, type, Optional.of(type.format(defaultValue)), ConfigValidator.any(), false, documentation);
+        return new ConfigKey<>(name, type, Optional.of(type.format(defaultValue)), ConfigValidator.any(), false,
+                documentation);
     }
 
     /** The names of {@code keys}, in order. */

@@ -74,7 +74,8 @@ public record ConfigProblem(Kind kind, String key, Optional<String> value, Strin
         }
         List<String> settings = new ArrayList<>(shownValues.size());
         shownValues.forEach((key, shown) -> settings.add(key + "=" + shown));
-        return new ConfigProblem(Kind.COMBINATION, shownValues.keySet().iterator().next(), Optional.of(what + " from " + String.join(", ", settings)), reason);
+        return new ConfigProblem(Kind.COMBINATION, shownValues.keySet().iterator().next(),
+                Optional.of(what + " from " + String.join(", ", settings)), reason);
     }
 
     public static String quoted(String text)
@@ -103,14 +104,16 @@ public record ConfigProblem(Kind kind, String key, Optional<String> value, Strin
         for (ConfigProblem problem : problems) {
             lines.add(problem.message());
         }
-        return headline + " (" + problems.size() + (problems.size() == 1 ? " problem" : " problems") + "):\n  " + String.join("\n  ", lines);
+        return headline + " (" + problems.size() + (problems.size() == 1 ? " problem" : " problems") + "):\n  "
+                + String.join("\n  ", lines);
     }
 
     /**
      * What a validation gave, when it found no problem; otherwise {@code failure} of every
      * problem, one per line, under {@code headline} (see {@link #describe}).
      */
-    public static <T> T valueOrThrow(Optional<T> value, List<ConfigProblem> problems, String headline, Function<String, ? extends RuntimeException> failure)
+    public static <T> T valueOrThrow(Optional<T> value, List<ConfigProblem> problems, String headline,
+            Function<String, ? extends RuntimeException> failure)
     {
         if (!problems.isEmpty()) {
             throw failure.apply(describe(headline, problems));

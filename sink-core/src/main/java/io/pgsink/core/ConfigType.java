@@ -21,7 +21,8 @@ import static java.util.Objects.requireNonNull;
  * @param formatter value to text, such that parsing it gives the value back
  * @param choices the accepted texts, for {@link Kind#CHOICE} and {@link Kind#BOOLEAN}; otherwise empty
  */
-public record ConfigType<T>(Kind kind, Function<String, T> parser, Function<? super T, String> formatter, List<String> choices)
+public record ConfigType<T>(Kind kind, Function<String, T> parser, Function<? super T, String> formatter,
+        List<String> choices)
 {
     public enum Kind
     {
@@ -37,10 +38,14 @@ public record ConfigType<T>(Kind kind, Function<String, T> parser, Function<? su
         CHOICE,
     }
 
-    public static final ConfigType<String> STRING = new ConfigType<>(Kind.STRING, text -> text, text -> text, List.of());
-    public static final ConfigType<Long> LONG = new ConfigType<>(Kind.LONG, ConfigType::parseLong, value -> Long.toString(value), List.of());
-    public static final ConfigType<Boolean> BOOLEAN = new ConfigType<>(Kind.BOOLEAN, ConfigType::parseBoolean, value -> Boolean.toString(value), List.of("false", "true"));
-    public static final ConfigType<Character> CHARACTER = new ConfigType<>(Kind.CHARACTER, ConfigType::parseCharacter, value -> String.valueOf(value), List.of());
+    public static final ConfigType<String> STRING = new ConfigType<>(Kind.STRING, text -> text, text -> text,
+            List.of());
+    public static final ConfigType<Long> LONG = new ConfigType<>(Kind.LONG, ConfigType::parseLong,
+            value -> Long.toString(value), List.of());
+    public static final ConfigType<Boolean> BOOLEAN = new ConfigType<>(Kind.BOOLEAN, ConfigType::parseBoolean,
+            value -> Boolean.toString(value), List.of("false", "true"));
+    public static final ConfigType<Character> CHARACTER = new ConfigType<>(Kind.CHARACTER, ConfigType::parseCharacter,
+            value -> String.valueOf(value), List.of());
 
     public ConfigType
     {

@@ -40,7 +40,8 @@ public interface ConfigValidator<T>
     /** Not empty, and not only white space: {@code must not be empty}. */
     static ConfigValidator<String> notBlank()
     {
-        return new Described<>("non-empty string", value -> value.isBlank() ? Optional.of("must not be empty") : Optional.empty());
+        return new Described<>("non-empty string",
+                value -> value.isBlank() ? Optional.of("must not be empty") : Optional.empty());
     }
 
     /** Not the empty string; {@code reason} says why it must not be. */

@@ -22,7 +22,8 @@ public final class ConfigValues
     private final Map<String, String> texts;
     private final List<ConfigProblem> problems;
 
-    private ConfigValues(List<ConfigKey<?>> keys, Map<String, Object> values, Map<String, String> texts, List<ConfigProblem> problems)
+    private ConfigValues(List<ConfigKey<?>> keys, Map<String, Object> values, Map<String, String> texts,
+            List<ConfigProblem> problems)
     {
         Map<String, ConfigKey<?>> byName = new LinkedHashMap<>();
         for (ConfigKey<?> key : keys) {

@@ -42,7 +42,10 @@ public record FlushPolicy(long maxEvents, long maxBytes, long intervalMillis, bo
         return new FlushPolicy(maxEvents, maxBytes, intervalMillis, pipelined);
     }
 
-    /** The buffered bytes at which one buffer flushes: all of {@code buffer.max.bytes}, or half of it when a second batch may be in flight. */
+    /**
+     * The buffered bytes at which one buffer flushes: all of {@code buffer.max.bytes}, or half of it when a second
+     * batch may be in flight.
+     */
     public long flushBytes()
     {
         return pipelined ? Math.max(1, maxBytes / 2) : maxBytes;

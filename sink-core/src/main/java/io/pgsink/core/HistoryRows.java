@@ -45,13 +45,15 @@ final class HistoryRows
             }
             case DELETE -> {
                 Object[] before = event.before();
-                buffer.appendHistory(schema.hasKey() ? schema.keyOf(before) : RowKey.NONE, before, event, Operation.DELETE);
+                buffer.appendHistory(schema.hasKey() ? schema.keyOf(before) : RowKey.NONE, before, event,
+                        Operation.DELETE);
             }
             case TRUNCATE -> throw new IllegalStateException("A history table does not apply truncates");
         }
     }
 
-    private static void fill(TableBuffer buffer, ChangeEvent event, RowKey key, Object[] row, Object @Nullable [] previous)
+    private static void fill(TableBuffer buffer, ChangeEvent event, RowKey key, Object[] row,
+            Object @Nullable [] previous)
     {
         List<String> missing = null;
         for (int i = 0; i < row.length; i++) {
@@ -69,8 +71,10 @@ final class HistoryRows
             }
         }
         if (missing != null) {
-            throw new SinkException(ErrorCode.DATA, "Cannot append " + event.operation() + " of key " + key + " to the history of " + buffer.table() + " at " + event.position()
-                    + ": the source did not send the unchanged TOAST value(s) of column(s) " + missing + " and a history row is not filled from the target;"
+            throw new SinkException(ErrorCode.DATA, "Cannot append " + event.operation() + " of key " + key
+                    + " to the history of " + buffer.table() + " at " + event.position()
+                    + ": the source did not send the unchanged TOAST value(s) of column(s) " + missing
+                    + " and a history row is not filled from the target;"
                     + " set REPLICA IDENTITY FULL on the source table so that every change carries the whole row.");
         }
     }

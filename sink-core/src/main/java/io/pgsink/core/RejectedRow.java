@@ -15,7 +15,8 @@ import static java.util.Objects.requireNonNull;
  * @param column the column at fault, when the target or the encoder said which
  * @param reason why, without row values
  */
-public record RejectedRow(TableId table, TableId target, TableSchema schema, RowChange change, Optional<String> column, String reason)
+public record RejectedRow(TableId table, TableId target, TableSchema schema, RowChange change, Optional<String> column,
+        String reason)
 {
     public RejectedRow
     {
@@ -30,6 +31,7 @@ public record RejectedRow(TableId table, TableId target, TableSchema schema, Row
     /** {@code "s"."t" key (42) column c at offset 7 of p: reason}, for logs and errors. */
     public String describe()
     {
-        return target + " key " + change.key() + column.map(name -> " column " + name).orElse("") + " (from " + table + " at " + change.position() + "): " + reason;
+        return target + " key " + change.key() + column.map(name -> " column " + name).orElse("") + " (from " + table
+                + " at " + change.position() + "): " + reason;
     }
 }

@@ -17,7 +17,10 @@ public final class RowChange
     private final long sourceTimeMillis;
     private final boolean unavailableValues;
     private final boolean fresh;
-    /** The key whose target row fills the values still unavailable, when it is not {@link #key}; kept by deletes too ({@link TableBuffer}). */
+    /**
+     * The key whose target row fills the values still unavailable, when it is not {@link #key}; kept by deletes too
+     * ({@link TableBuffer}).
+     */
     @Nullable
     private final RowKey fillFrom;
     /**
@@ -29,7 +32,8 @@ public final class RowChange
     /** The heap this change takes in its {@link TableBuffer} ({@link ValueSizes}). */
     final long bytes;
 
-    RowChange(RowKey key, Object @Nullable [] row, SourcePosition position, Operation operation, long sourceTimeMillis, boolean unavailableValues, boolean fresh)
+    RowChange(RowKey key, Object @Nullable [] row, SourcePosition position, Operation operation, long sourceTimeMillis,
+            boolean unavailableValues, boolean fresh)
     {
         this(key, row, row, null, position, operation, sourceTimeMillis, unavailableValues, fresh);
     }
@@ -38,7 +42,8 @@ public final class RowChange
      * A buffered change, which the buffer's batch hands on as it is, so that merging allocates
      * one object per change.
      */
-    RowChange(RowKey key, Object @Nullable [] row, Object @Nullable [] image, @Nullable RowKey fillFrom, SourcePosition position, Operation operation, long sourceTimeMillis,
+    RowChange(RowKey key, Object @Nullable [] row, Object @Nullable [] image, @Nullable RowKey fillFrom,
+            SourcePosition position, Operation operation, long sourceTimeMillis,
             boolean unavailableValues, boolean fresh)
     {
         this.operation = requireNonNull(operation, "operation is null");
@@ -50,10 +55,14 @@ public final class RowChange
         this.image = image;
         this.position = requireNonNull(position, "position is null");
         this.unavailableValues = unavailableValues;
-        this.bytes = ValueSizes.ENTRY_OVERHEAD + ValueSizes.position(position) + (image == null ? 0 : ValueSizes.row(image));
+        this.bytes = ValueSizes.ENTRY_OVERHEAD + ValueSizes.position(position)
+                + (image == null ? 0 : ValueSizes.row(image));
     }
 
-    /** The key whose row fills this key's unavailable values, whatever this change is ({@link #fillFrom()} tells it only for rows still to fill). */
+    /**
+     * The key whose row fills this key's unavailable values, whatever this change is ({@link #fillFrom()} tells it only
+     * for rows still to fill).
+     */
     @Nullable
     RowKey fillSource()
     {
@@ -118,7 +127,9 @@ public final class RowChange
         return unavailableValues ? java.util.Optional.ofNullable(fillFrom) : java.util.Optional.empty();
     }
 
-    /** Whether {@link #row()} still holds {@link UnavailableValue#INSTANCE} that the flush must fill from the target. */
+    /**
+     * Whether {@link #row()} still holds {@link UnavailableValue#INSTANCE} that the flush must fill from the target.
+     */
     public boolean hasUnavailableValues()
     {
         return unavailableValues;

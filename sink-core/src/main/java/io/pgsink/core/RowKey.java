@@ -45,7 +45,10 @@ public final class RowKey
         return hash;
     }
 
-    /** For error messages: {@code (42)} or {@code (7, "abc")}. Keys are what users need to find a row, so they are shown. */
+    /**
+     * For error messages: {@code (42)} or {@code (7, "abc")}. Keys are what users need to find a row, so they are
+     * shown.
+     */
     @Override
     public String toString()
     {

@@ -54,7 +54,8 @@ public interface Sink
      */
     default void beginTransaction(String transactionId)
     {
-        throw new UnsupportedOperationException(getClass().getName() + " does not flush on source transaction boundaries");
+        throw new UnsupportedOperationException(getClass().getName()
+                + " does not flush on source transaction boundaries");
     }
 
     /**
@@ -65,7 +66,8 @@ public interface Sink
      */
     default boolean endTransaction()
     {
-        throw new UnsupportedOperationException(getClass().getName() + " does not flush on source transaction boundaries");
+        throw new UnsupportedOperationException(getClass().getName()
+                + " does not flush on source transaction boundaries");
     }
 
     /** Whether a source transaction is open ({@link #beginTransaction} without its {@link #endTransaction}). */
@@ -74,7 +76,10 @@ public interface Sink
         return false;
     }
 
-    /** Flushes when the oldest buffered event has waited {@code flush.interval.ms}; returns whether it flushed. Never inside a source transaction. */
+    /**
+     * Flushes when the oldest buffered event has waited {@code flush.interval.ms}; returns whether it flushed. Never
+     * inside a source transaction.
+     */
     boolean flushIfDue();
 
     /**
@@ -110,7 +115,10 @@ public interface Sink
         return false;
     }
 
-    /** Per source partition, the position stored with the last committed flush (or found in the target at start); a pipelined flush moves it only once its batch committed and a call of this sink saw that. */
+    /**
+     * Per source partition, the position stored with the last committed flush (or found in the target at start); a
+     * pipelined flush moves it only once its batch committed and a call of this sink saw that.
+     */
     Map<String, SourcePosition> committedPositions();
 
     /** Events accepted since the last flush. */

@@ -68,10 +68,14 @@ public final class SinkConfig
     public static final String TABLE_MODE = "table.mode";
     public static final String HISTORY_TABLE_INCLUDE_LIST = "history.table.include.list";
 
-    /** Every key of the sink, shared by both adapters, in the order the configuration reference lists them: {@link SinkKeys#ALL}. */
+    /**
+     * Every key of the sink, shared by both adapters, in the order the configuration reference lists them:
+     * {@link SinkKeys#ALL}.
+     */
     public static final List<ConfigKey<?>> KEYS = SinkKeys.ALL;
 
-    private static final List<ConfigKey<?>> COPY_FORMAT_KEYS = List.of(SinkKeys.COPY_DELIMITER, SinkKeys.COPY_QUOTE, SinkKeys.COPY_ESCAPE, SinkKeys.COPY_NULL, SinkKeys.COPY_NUL_CHARACTER);
+    private static final List<ConfigKey<?>> COPY_FORMAT_KEYS = List.of(SinkKeys.COPY_DELIMITER, SinkKeys.COPY_QUOTE,
+            SinkKeys.COPY_ESCAPE, SinkKeys.COPY_NULL, SinkKeys.COPY_NUL_CHARACTER);
 
     private final ConfigValues values;
     private final Map<String, String> targetJdbcProperties;
@@ -87,14 +91,16 @@ public final class SinkConfig
     private final ColumnSelection columnSelection;
     private final ChangeMetadata changeMetadata;
 
-    private SinkConfig(ConfigValues values, Map<String, String> targetJdbcProperties, CopyFormat copyFormat, ColumnSelection columnSelection, ChangeMetadata changeMetadata)
+    private SinkConfig(ConfigValues values, Map<String, String> targetJdbcProperties, CopyFormat copyFormat,
+            ColumnSelection columnSelection, ChangeMetadata changeMetadata)
     {
         this.columnSelection = requireNonNull(columnSelection, "columnSelection is null");
         this.changeMetadata = requireNonNull(changeMetadata, "changeMetadata is null");
         this.values = requireNonNull(values, "values is null");
         this.targetJdbcProperties = Collections.unmodifiableMap(new TreeMap<>(targetJdbcProperties));
         this.copyFormat = requireNonNull(copyFormat, "copyFormat is null");
-        this.flushPolicy = new FlushPolicy(values.get(SinkKeys.FLUSH_MAX_EVENTS), values.get(SinkKeys.BUFFER_MAX_BYTES), values.get(SinkKeys.FLUSH_INTERVAL_MS), values.get(SinkKeys.FLUSH_PIPELINED));
+        this.flushPolicy = new FlushPolicy(values.get(SinkKeys.FLUSH_MAX_EVENTS), values.get(SinkKeys.BUFFER_MAX_BYTES),
+                values.get(SinkKeys.FLUSH_INTERVAL_MS), values.get(SinkKeys.FLUSH_PIPELINED));
         this.tableNameFormat = values.get(SinkKeys.TARGET_TABLE_NAME_FORMAT);
         this.targetDialect = values.get(SinkKeys.TARGET_DIALECT);
         this.updateMode = values.get(SinkKeys.TARGET_UPDATE_MODE);
@@ -113,7 +119,8 @@ public final class SinkConfig
     public static SinkConfig parse(Map<String, String> properties)
     {
         List<ConfigProblem> problems = new ArrayList<>();
-        return ConfigProblem.valueOrThrow(validate(properties, problems), problems, "Invalid pgsink configuration", message -> new SinkException(ErrorCode.CONFIG, message));
+        return ConfigProblem.valueOrThrow(validate(properties, problems), problems, "Invalid pgsink configuration",
+                message -> new SinkException(ErrorCode.CONFIG, message));
     }
 
     /**
@@ -145,7 +152,8 @@ public final class SinkConfig
                 jdbc.put(name.substring(TARGET_JDBC_PREFIX.length()), entry.getValue());
             }
             else if (!isSinkKey(name)) {
-                problems.add(ConfigProblem.unknown(name, "not a pgsink setting (known: " + String.join(", ", ConfigKey.names(KEYS)) + ", " + TARGET_JDBC_PREFIX + "*)"));
+                problems.add(ConfigProblem.unknown(name, "not a pgsink setting (known: "
+                        + String.join(", ", ConfigKey.names(KEYS)) + ", " + TARGET_JDBC_PREFIX + "*)"));
             }
         }
         ConfigValues values = ConfigValues.read(KEYS, properties);
@@ -157,13 +165,15 @@ public final class SinkConfig
         if (problems.size() > problemsBefore) {
             return Optional.empty();
         }
-        return Optional.of(new SinkConfig(values, jdbc, copyFormat.orElseThrow(), columnSelection.orElseThrow(), changeMetadata.orElseThrow()));
+        return Optional.of(new SinkConfig(values, jdbc, copyFormat.orElseThrow(), columnSelection.orElseThrow(),
+                changeMetadata.orElseThrow()));
     }
 
     /** The column selection from its keys, when each is valid and they go together. */
     private static Optional<ColumnSelection> columnSelection(ConfigValues values, List<ConfigProblem> problems)
     {
-        if (!values.isValid(SinkKeys.COLUMN_INCLUDE_LIST) || !values.isValid(SinkKeys.COLUMN_EXCLUDE_LIST) || !values.isValid(SinkKeys.COLUMN_RENAME)) {
+        if (!values.isValid(SinkKeys.COLUMN_INCLUDE_LIST) || !values.isValid(SinkKeys.COLUMN_EXCLUDE_LIST)
+                || !values.isValid(SinkKeys.COLUMN_RENAME)) {
             return Optional.empty();
         }
         ColumnPatterns include = values.get(SinkKeys.COLUMN_INCLUDE_LIST);
@@ -172,7 +182,8 @@ public final class SinkConfig
             Map<String, String> shown = new LinkedHashMap<>();
             shown.put(COLUMN_INCLUDE_LIST, ConfigProblem.quoted(include.toString()));
             shown.put(COLUMN_EXCLUDE_LIST, ConfigProblem.quoted(exclude.toString()));
-            problems.add(ConfigProblem.combination("column selection", shown, "set one of the two lists, not both (as Debezium's column lists)"));
+            problems.add(ConfigProblem.combination("column selection", shown,
+                    "set one of the two lists, not both (as Debezium's column lists)"));
             return Optional.empty();
         }
         return Optional.of(new ColumnSelection(include, exclude, values.get(SinkKeys.COLUMN_RENAME)));
@@ -192,10 +203,12 @@ public final class SinkConfig
         String nullString = values.get(SinkKeys.COPY_NULL);
         List<String> formatProblems = CopyFormat.problems(delimiter, quote, escape, nullString);
         if (formatProblems.isEmpty()) {
-            return Optional.of(new CopyFormat(delimiter, quote, escape, nullString, values.get(SinkKeys.COPY_NUL_CHARACTER)));
+            return Optional.of(new CopyFormat(delimiter, quote, escape, nullString,
+                    values.get(SinkKeys.COPY_NUL_CHARACTER)));
         }
         Map<String, String> shown = new LinkedHashMap<>();
-        for (ConfigKey<?> key : List.of(SinkKeys.COPY_DELIMITER, SinkKeys.COPY_QUOTE, SinkKeys.COPY_ESCAPE, SinkKeys.COPY_NULL)) {
+        for (ConfigKey<?> key
+                : List.of(SinkKeys.COPY_DELIMITER, SinkKeys.COPY_QUOTE, SinkKeys.COPY_ESCAPE, SinkKeys.COPY_NULL)) {
             shown.put(key.name(), key.shown(values.text(key)));
         }
         for (String problem : formatProblems) {
@@ -240,7 +253,9 @@ public final class SinkConfig
         return updateMode;
     }
 
-    /** Whether flushes may MERGE changes into existing rows where the target allows it ({@value #TARGET_UPDATE_MODE}). */
+    /**
+     * Whether flushes may MERGE changes into existing rows where the target allows it ({@value #TARGET_UPDATE_MODE}).
+     */
     public boolean mergesUpdates()
     {
         return switch (updateMode) {
@@ -259,7 +274,10 @@ public final class SinkConfig
         return values.get(SinkKeys.TARGET_TOAST_COMPRESSION);
     }
 
-    /** Which source columns are written, under which target names ({@value #COLUMN_INCLUDE_LIST}, {@value #COLUMN_EXCLUDE_LIST}, {@value #COLUMN_RENAME}). */
+    /**
+     * Which source columns are written, under which target names ({@value #COLUMN_INCLUDE_LIST},
+     * {@value #COLUMN_EXCLUDE_LIST}, {@value #COLUMN_RENAME}).
+     */
     public ColumnSelection columnSelection()
     {
         return columnSelection;
@@ -351,7 +369,10 @@ public final class SinkConfig
         return errorsTolerance;
     }
 
-    /** Whether rows the target refuses are skipped (and sent to the dead-letter destination) rather than stopping the sink. */
+    /**
+     * Whether rows the target refuses are skipped (and sent to the dead-letter destination) rather than stopping the
+     * sink.
+     */
     public boolean toleratesRejectedRows()
     {
         return switch (errorsTolerance) {
@@ -383,7 +404,8 @@ public final class SinkConfig
         Map<String, String> described = new TreeMap<>(values.describe());
         for (Map.Entry<String, String> entry : targetJdbcProperties.entrySet()) {
             boolean secret = entry.getKey().toLowerCase(Locale.ROOT).contains("password");
-            described.put(TARGET_JDBC_PREFIX + entry.getKey(), secret ? ConfigProblem.MASKED : ConfigProblem.quoted(entry.getValue()));
+            described.put(TARGET_JDBC_PREFIX + entry.getKey(), secret ? ConfigProblem.MASKED
+                    : ConfigProblem.quoted(entry.getValue()));
         }
         return described;
     }

@@ -19,7 +19,8 @@ import static java.util.Objects.requireNonNull;
  *         before holds, in the type's text form; null otherwise (no default, or a volatile one,
  *         which PostgreSQL computed row by row when it rewrote the table)
  */
-public record SourceAttribute(int number, String name, boolean dropped, @Nullable String defaultExpression, @Nullable String missingValue)
+public record SourceAttribute(int number, String name, boolean dropped, @Nullable String defaultExpression,
+        @Nullable String missingValue)
 {
     public SourceAttribute
     {

@@ -16,7 +16,8 @@ import static java.util.Objects.requireNonNull;
  * @param rowsWithUnavailableValues how many changes still hold unavailable values to fill from the target
  * @param events how many events were merged into this batch
  */
-public record TableBatch(TableId table, Optional<TableSchema> schema, boolean truncate, List<RowChange> changes, int rowsWithUnavailableValues, long events)
+public record TableBatch(TableId table, Optional<TableSchema> schema, boolean truncate, List<RowChange> changes,
+        int rowsWithUnavailableValues, long events)
 {
     public TableBatch
     {

@@ -41,7 +41,9 @@ final class TableBuffer
 {
     private final TableId table;
     private final boolean history;
-    /** History tables: each key's last row image in the buffer, to fill unavailable values of the key's later changes. */
+    /**
+     * History tables: each key's last row image in the buffer, to fill unavailable values of the key's later changes.
+     */
     private final Map<RowKey, Object[]> lastImages = new HashMap<>();
     @Nullable
     private TableSchema schema;
@@ -137,14 +139,16 @@ final class TableBuffer
             schema = eventSchema;
         }
         else if (schema != eventSchema && !schema.equals(eventSchema)) {
-            throw new IllegalStateException("Buffer of " + table + " holds rows of another schema; the sink must flush before a schema change");
+            throw new IllegalStateException("Buffer of " + table + " holds rows of another schema; the sink must flush "
+                    + "before a schema change");
         }
     }
 
     /** History tables: appends one row as it came ({@link HistoryRows}), remembering its image under its key. */
     void appendHistory(RowKey key, Object[] row, ChangeEvent event, Operation operation)
     {
-        RowChange entry = new RowChange(key, row, row, null, event.position(), operation, event.sourceTimeMillis(), false, true);
+        RowChange entry = new RowChange(key, row, row, null, event.position(), operation, event.sourceTimeMillis(),
+                false, true);
         appends.add(entry);
         bytes += entry.bytes;
         if (key != RowKey.NONE && operation != Operation.DELETE) {
@@ -188,7 +192,8 @@ final class TableBuffer
                 fillFrom = null;
             }
         }
-        put(key, new RowChange(key, row, row, fillFrom, event.position(), event.operation(), event.sourceTimeMillis(), unavailable, fresh));
+        put(key, new RowChange(key, row, row, fillFrom, event.position(), event.operation(), event.sourceTimeMillis(),
+                unavailable, fresh));
     }
 
     /**
@@ -201,17 +206,19 @@ final class TableBuffer
         RowChange existing = entries.get(key);
         boolean fresh = freshness(existing, false);
         if (existing == null) {
-            return new RowChange(key, null, null, null, event.position(), Operation.DELETE, event.sourceTimeMillis(), false, fresh);
+            return new RowChange(key, null, null, null, event.position(), Operation.DELETE, event.sourceTimeMillis(),
+                    false, fresh);
         }
-        return new RowChange(key, null, existing.image, existing.fillSource(), event.position(), Operation.DELETE, event.sourceTimeMillis(), false, fresh);
+        return new RowChange(key, null, existing.image, existing.fillSource(), event.position(), Operation.DELETE,
+                event.sourceTimeMillis(), false, fresh);
     }
 
     /**
      * Whether a key did not exist in the target before this batch ({@code existing} is its entry
      * in the buffer, if any), assuming the target held the source's state (as it does when
-     * positions are stored with the data). A key keeps the freshness of its first change in the batch: an insert creates a key that did not exist, a
-     * truncate earlier in the batch empties the table, anything else may touch an existing row.
-     * Replayed events break the assumption; the applier detects that (a unique violation) and
+     * positions are stored with the data). A key keeps the freshness of its first change in the batch: an insert
+     * creates a key that did not exist, a truncate earlier in the batch empties the table, anything else may touch an
+     * existing row. Replayed events break the assumption; the applier detects that (a unique violation) and
      * applies the batch again without relying on it.
      */
     private boolean freshness(@Nullable RowChange existing, boolean createsKey)
@@ -268,17 +275,21 @@ final class TableBuffer
     private void append(ChangeEvent event)
     {
         if (event.operation() != Operation.INSERT && event.operation() != Operation.READ) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply " + event.operation() + " to " + table + " at " + event.position()
-                    + ": the table has no primary key, so only inserts can be applied (append-only). Add a primary key to the source table.");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply " + event.operation() + " to " + table
+                    + " at " + event.position()
+                    + ": the table has no primary key, so only inserts can be applied (append-only). Add a primary key "
+                    + "to the source table.");
         }
         Object[] row = event.after();
         for (Object value : row) {
             if (value == UnavailableValue.INSTANCE) {
-                throw new SinkException(ErrorCode.DATA, "Cannot append to " + table + " at " + event.position() + ": the insert has unavailable (unchanged TOAST) values");
+                throw new SinkException(ErrorCode.DATA, "Cannot append to " + table + " at " + event.position()
+                        + ": the insert has unavailable (unchanged TOAST) values");
             }
         }
         // the row as its image, so that its values count towards buffer.max.bytes
-        RowChange entry = new RowChange(RowKey.NONE, row, row, null, event.position(), event.operation(), event.sourceTimeMillis(), false, true);
+        RowChange entry = new RowChange(RowKey.NONE, row, row, null, event.position(), event.operation(),
+                event.sourceTimeMillis(), false, true);
         appends.add(entry);
         bytes += entry.bytes;
     }

@@ -33,7 +33,8 @@ public final class TableNameFormat
     private static final String DEFAULT_TOPIC_SCHEMA = "public";
 
     /** The format as a configuration value. */
-    public static final ConfigType<TableNameFormat> CONFIG_TYPE = ConfigType.text(TableNameFormat::parse, TableNameFormat::toString);
+    public static final ConfigType<TableNameFormat> CONFIG_TYPE = ConfigType.text(TableNameFormat::parse,
+            TableNameFormat::toString);
 
     private final String format;
     private final List<String> schemaParts;
@@ -122,7 +123,8 @@ public final class TableNameFormat
             case TOPIC, SOURCE_SCHEMA, SOURCE_TABLE -> placeholder;
             case "${schema}" -> SOURCE_SCHEMA;
             case "${table}" -> SOURCE_TABLE;
-            default -> throw new IllegalArgumentException("unknown placeholder " + placeholder + "; use ${topic}, ${source.schema} (or ${schema}) and ${source.table} (or ${table})");
+            default -> throw new IllegalArgumentException("unknown placeholder " + placeholder
+                    + "; use ${topic}, ${source.schema} (or ${schema}) and ${source.table} (or ${table})");
         };
     }
 

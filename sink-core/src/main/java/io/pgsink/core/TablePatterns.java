@@ -15,7 +15,8 @@ import static java.util.Objects.requireNonNull;
 public final class TablePatterns
 {
     public static final TablePatterns NONE = new TablePatterns(List.of());
-    public static final ConfigType<TablePatterns> CONFIG_TYPE = ConfigType.text(TablePatterns::parse, TablePatterns::toString);
+    public static final ConfigType<TablePatterns> CONFIG_TYPE = ConfigType.text(TablePatterns::parse,
+            TablePatterns::toString);
 
     private final List<Pattern> patterns;
 
@@ -39,7 +40,8 @@ public final class TablePatterns
                 patterns.add(Pattern.compile(expression));
             }
             catch (PatternSyntaxException e) {
-                throw new IllegalArgumentException("'" + expression + "' is not a regular expression: " + e.getDescription());
+                throw new IllegalArgumentException("'" + expression + "' is not a regular expression: "
+                        + e.getDescription());
             }
         }
         return new TablePatterns(patterns);

@@ -36,7 +36,8 @@ public final class TableSchema
         for (int i = 0; i < keyIndexes.length; i++) {
             Integer index = indexByName.get(this.keyColumns.get(i));
             if (index == null) {
-                throw new IllegalArgumentException("Key column " + this.keyColumns.get(i) + " is not a column of " + table + " " + columnNames());
+                throw new IllegalArgumentException("Key column " + this.keyColumns.get(i) + " is not a column of "
+                        + table + " " + columnNames());
             }
             keyIndexes[i] = index;
         }
@@ -99,7 +100,8 @@ public final class TableSchema
     public RowKey keyOf(Object[] values)
     {
         if (values.length != columns.size()) {
-            throw new IllegalArgumentException("Row of " + table + " has " + values.length + " values, schema has " + columns.size() + " columns");
+            throw new IllegalArgumentException("Row of " + table + " has " + values.length + " values, schema has "
+                    + columns.size() + " columns");
         }
         Object[] key = new Object[keyIndexes.length];
         for (int i = 0; i < keyIndexes.length; i++) {

@@ -25,12 +25,16 @@ import static io.pgsink.copy.SqlIdentifiers.literal;
  */
 final class ColumnDefaults
 {
-    private static final Pattern CONSTANT = Pattern.compile("(?:'(?:[^']|'')*'|-?\\d+(?:\\.\\d+)?(?:e[+-]?\\d+)?|true|false|NULL)"
+    private static final Pattern CONSTANT =
+            Pattern.compile("(?:'(?:[^']|'')*'|-?\\d+(?:\\.\\d+)?(?:e[+-]?\\d+)?|true|false|NULL)"
             + "(?:::[\\w \".]+(?:\\(\\d+(?:,\\d+)?\\))?(?:\\[])*)*", Pattern.CASE_INSENSITIVE);
 
     private ColumnDefaults() {}
 
-    /** The {@code DEFAULT} expression; empty without a default, or for a value of a kind it cannot write (arrays, binary, structured values). */
+    /**
+     * The {@code DEFAULT} expression; empty without a default, or for a value of a kind it cannot write (arrays,
+     * binary, structured values).
+     */
     static Optional<String> expression(ColumnSchema column)
     {
         Object value = column.defaultValue();

@@ -45,7 +45,9 @@ final class ColumnRenames
     {
         static Recorded of(TableSchema schema, Optional<List<SourceAttribute>> catalog)
         {
-            return new Recorded(schema.columnNames(), catalog.map(attributes -> ColumnRenames.numbers(schema.columnNames(), attributes)).orElse(Map.of()), 0);
+            return new Recorded(schema.columnNames(),
+                    catalog.map(attributes -> ColumnRenames.numbers(schema.columnNames(), attributes)).orElse(Map.of()),
+                    0);
         }
 
         /**
@@ -54,8 +56,10 @@ final class ColumnRenames
          */
         static Recorded initial(List<SourceAttribute> catalog)
         {
-            List<String> columns = catalog.stream().filter(attribute -> !attribute.dropped()).map(SourceAttribute::name).toList();
-            return new Recorded(null, ColumnRenames.numbers(columns, catalog), catalog.stream().mapToInt(SourceAttribute::number).max().orElse(0));
+            List<String> columns = catalog.stream().filter(attribute -> !attribute.dropped()).map(SourceAttribute::name)
+                    .toList();
+            return new Recorded(null, ColumnRenames.numbers(columns, catalog),
+                    catalog.stream().mapToInt(SourceAttribute::number).max().orElse(0));
         }
     }
 
@@ -83,7 +87,8 @@ final class ColumnRenames
      *         or null when neither is known
      * @throws SinkException ({@link ErrorCode#SCHEMA_MISMATCH}) when a rename cannot be told from a drop and an add
      */
-    static Map<String, String> detect(@Nullable Recorded recorded, TableSchema current, TargetTable target, SourceColumns catalog)
+    static Map<String, String> detect(@Nullable Recorded recorded, TableSchema current, TargetTable target,
+            SourceColumns catalog)
     {
         return detect(recorded, current, target, catalog, column -> false);
     }
@@ -94,7 +99,8 @@ final class ColumnRenames
      * columns the sink writes itself, and columns the column selection leaves out. They are never
      * columns that went missing from the source.
      */
-    static Map<String, String> detect(@Nullable Recorded recorded, TableSchema current, TargetTable target, SourceColumns catalog, Predicate<String> notFromSource)
+    static Map<String, String> detect(@Nullable Recorded recorded, TableSchema current, TargetTable target,
+            SourceColumns catalog, Predicate<String> notFromSource)
     {
         List<String> appeared = new ArrayList<>();
         for (ColumnSchema column : current.columns()) {
@@ -108,7 +114,8 @@ final class ColumnRenames
         // target columns the source had before and lacks now: dropped, or renamed to one of appeared
         List<String> vanished = new ArrayList<>();
         for (TargetColumn column : target.columns()) {
-            if (current.columnIndex(column.name()).isEmpty() && !notFromSource.test(column.name()) && (recorded == null || recorded.columns() == null || recorded.columns().contains(column.name()))) {
+            if (current.columnIndex(column.name()).isEmpty() && !notFromSource.test(column.name())
+                    && (recorded == null || recorded.columns() == null || recorded.columns().contains(column.name()))) {
                 vanished.add(column.name());
             }
         }
@@ -116,11 +123,13 @@ final class ColumnRenames
             return Map.of();
         }
         if (recorded == null) {
-            throw ambiguous(current, target, vanished, appeared, "pgsink saw no earlier version of the table since it started and has no source catalog to ask");
+            throw ambiguous(current, target, vanished, appeared, "pgsink saw no earlier version of the table since it "
+                    + "started and has no source catalog to ask");
         }
         Optional<List<SourceAttribute>> attributes = catalog.read(current.table());
         if (attributes.isEmpty()) {
-            throw ambiguous(current, target, vanished, appeared, "the source catalog cannot be read (a Kafka Connect sink has only its records)");
+            throw ambiguous(current, target, vanished, appeared, "the source catalog cannot be read (a Kafka Connect "
+                    + "sink has only its records)");
         }
         Map<Integer, SourceAttribute> byNumber = new HashMap<>();
         for (SourceAttribute attribute : attributes.get()) {
@@ -143,19 +152,22 @@ final class ColumnRenames
                 continue;
             }
             if (number == null) {
-                throw ambiguous(current, target, vanished, appeared, "the source catalog had changed again when the version with column " + old + " was read");
+                throw ambiguous(current, target, vanished, appeared, "the source catalog had changed again when the "
+                        + "version with column " + old + " was read");
             }
             SourceAttribute now = byNumber.get(number);
             if (now != null && now.dropped()) {
                 continue;
             }
             if (now == null || !appeared.contains(now.name())) {
-                throw ambiguous(current, target, vanished, appeared, "the source catalog changed again since (column " + old + " is neither dropped nor one of them there now)");
+                throw ambiguous(current, target, vanished, appeared, "the source catalog changed again since (column "
+                        + old + " is neither dropped nor one of them there now)");
             }
             renames.put(old, now.name());
         }
         if (unknownBefore && !renames.values().containsAll(appeared)) {
-            throw ambiguous(current, target, vanished, appeared, "pgsink does not know which columns the source had before (the change happened while it was stopped, or a column is in the target only)");
+            throw ambiguous(current, target, vanished, appeared, "pgsink does not know which columns the source had "
+                    + "before (the change happened while it was stopped, or a column is in the target only)");
         }
         return renames;
     }
@@ -164,7 +176,9 @@ final class ColumnRenames
     static List<String> statements(TargetTable target, Map<String, String> renames)
     {
         List<String> statements = new ArrayList<>();
-        renames.forEach((old, renamed) -> statements.add("ALTER TABLE " + Statements.qualified(target.id()) + " RENAME COLUMN " + quote(old) + " TO " + quote(renamed)));
+        renames.forEach((old, renamed) ->
+                statements.add("ALTER TABLE " + Statements.qualified(target.id()) + " RENAME COLUMN " + quote(old)
+                        + " TO " + quote(renamed)));
         return statements;
     }
 
@@ -172,7 +186,9 @@ final class ColumnRenames
     static TargetTable renamed(TargetTable target, Map<String, String> renames)
     {
         List<TargetColumn> columns = target.columns().stream()
-                .map(column -> new TargetColumn(renames.getOrDefault(column.name(), column.name()), column.declaredType(), column.encodingType(), column.notNull(), column.generated(), column.identityAlways()))
+                .map(column ->
+                        new TargetColumn(renames.getOrDefault(column.name(), column.name()), column.declaredType(),
+                                column.encodingType(), column.notNull(), column.generated(), column.identityAlways()))
                 .toList();
         return new TargetTable(target.id(), columns, rename(target.primaryKey(), renames),
                 rename(target.distributionKey(), renames), target.updatable(), target.appendOptimized(),
@@ -184,11 +200,15 @@ final class ColumnRenames
         return names.stream().map(name -> renames.getOrDefault(name, name)).toList();
     }
 
-    private static SinkException ambiguous(TableSchema current, TargetTable target, List<String> vanished, List<String> appeared, String reason)
+    private static SinkException ambiguous(TableSchema current, TargetTable target, List<String> vanished,
+            List<String> appeared, String reason)
     {
-        return new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot tell whether column(s) " + appeared + " of " + current.table() + " are column(s) " + vanished
-                + " of " + target.id() + " renamed on the source, or were added while those were dropped: " + reason + "."
-                + " If renamed, rename them in the target (ALTER TABLE " + target.id() + " RENAME COLUMN ... TO ...); if not, add them to the target yourself"
+        return new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot tell whether column(s) " + appeared + " of "
+                + current.table() + " are column(s) " + vanished
+                + " of " + target.id() + " renamed on the source, or were added while those were dropped: " + reason
+                + "."
+                + " If renamed, rename them in the target (ALTER TABLE " + target.id()
+                + " RENAME COLUMN ... TO ...); if not, add them to the target yourself"
                 + " (ALTER TABLE " + target.id() + " ADD COLUMN ...); then restart.");
     }
 }

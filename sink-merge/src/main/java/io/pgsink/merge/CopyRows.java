@@ -116,7 +116,8 @@ final class CopyRows
                 writeValue(writer, plan, column, row[column]);
             }
             for (; column < plan.encoders.length; column++) {
-                writeValue(writer, plan, column, metadata.value(plan.metadataKinds[column - plan.sourceColumns], change));
+                writeValue(writer, plan, column,
+                        metadata.value(plan.metadataKinds[column - plan.sourceColumns], change));
             }
             writer.endRow();
         }
@@ -170,12 +171,14 @@ final class CopyRows
         return value == null || value == UnavailableValue.INSTANCE || encoder.accepts(value);
     }
 
-    private static SinkException encodingFailed(CopyRowWriter writer, TablePlan plan, RowChange change, int column, ValueEncodingException e)
+    private static SinkException encodingFailed(CopyRowWriter writer, TablePlan plan, RowChange change, int column,
+            ValueEncodingException e)
     {
         writer.discardRow();
         String columnName = column >= 0 && column < plan.columns.size() ? plan.columns.get(column).name() : "?";
         String type = column >= 0 && column < plan.columns.size() ? plan.columns.get(column).declaredType() : "?";
-        return new RowRejectedException(ErrorCode.DATA, plan.source.table(), plan.target.id(), change, columnName + " (" + type + ")", e.getMessage(), e);
+        return new RowRejectedException(ErrorCode.DATA, plan.source.table(), plan.target.id(), change, columnName + " ("
+                + type + ")", e.getMessage(), e);
     }
 
     private String mask(Object[] row)

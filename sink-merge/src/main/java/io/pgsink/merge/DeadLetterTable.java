@@ -35,7 +35,8 @@ final class DeadLetterTable
             statement.execute(SinkTables.deadLetterTable(qualifiedName, dialect));
         }
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + qualifiedName
-                + " (sink_name, source_table, target_table, row_key, source_partition, source_offset, column_name, reason, row_values) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                + " (sink_name, source_table, target_table, row_key, source_partition, source_offset, column_name, "
+                + "reason, row_values) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
             for (RejectedRow row : rows) {
                 insert.setString(1, sinkName);
                 insert.setString(2, row.table().toString());
@@ -52,7 +53,10 @@ final class DeadLetterTable
         }
     }
 
-    /** The row as a JSON object of column name to text value; NUL characters are escaped, so it always fits a text column. */
+    /**
+     * The row as a JSON object of column name to text value; NUL characters are escaped, so it always fits a text
+     * column.
+     */
     @Nullable
     static String json(TableSchema schema, Object @Nullable [] row)
     {

@@ -9,6 +9,9 @@ interface DeleteSql
     /** Deletes from {@code target} the rows of the keys the staging table holds deletes of. */
     String deleteStagedDeletes(TargetTable target, String stagingName);
 
-    /** Deletes from {@code target} the rows of the keys the staging table holds rows of, not its deletes ({@code delete.mode=soft}, see {@link SoftDeletes}). */
+    /**
+     * Deletes from {@code target} the rows of the keys the staging table holds rows of, not its deletes
+     * ({@code delete.mode=soft}, see {@link SoftDeletes}).
+     */
     String deleteStagedRows(TargetTable target, String stagingName);
 }

@@ -39,7 +39,8 @@ public final class Dialect
     private final DistributionSql distribution;
     private final ServerFeatures features;
 
-    private Dialect(String name, StagingSql staging, DeleteSql delete, OffsetSql offsets, DistributionSql distribution, ServerFeatures features)
+    private Dialect(String name, StagingSql staging, DeleteSql delete, OffsetSql offsets, DistributionSql distribution,
+            ServerFeatures features)
     {
         this.name = requireNonNull(name, "name is null");
         this.staging = requireNonNull(staging, "staging is null");
@@ -49,7 +50,8 @@ public final class Dialect
         this.features = requireNonNull(features, "features is null");
     }
 
-    private static <T extends StagingSql & DeleteSql & OffsetSql & DistributionSql & ServerFeatures> Dialect of(String name, T sql)
+    private static <T extends StagingSql & DeleteSql & OffsetSql & DistributionSql & ServerFeatures> Dialect of(
+            String name, T sql)
     {
         return new Dialect(name, sql, sql, sql, sql, sql);
     }
@@ -90,8 +92,10 @@ public final class Dialect
     {
         Matcher matcher = GREENPLUM_VERSION.matcher(version);
         if (matcher.find() && Integer.parseInt(matcher.group(1)) < MIN_GREENPLUM_VERSION) {
-            throw new SinkException(ErrorCode.CONFIG, "The target is Greenplum " + matcher.group(1) + " (version() says '" + version + "'), which pgsink does not support:"
-                    + " it needs Greenplum " + MIN_GREENPLUM_VERSION + " or later, or Apache Cloudberry (Greenplum " + matcher.group(1)
+            throw new SinkException(ErrorCode.CONFIG, "The target is Greenplum " + matcher.group(1)
+                    + " (version() says '" + version + "'), which pgsink does not support:"
+                    + " it needs Greenplum " + MIN_GREENPLUM_VERSION + " or later, or Apache Cloudberry (Greenplum "
+                    + matcher.group(1)
                     + " is based on PostgreSQL 8 and lacks the COPY options and catalog columns pgsink uses).");
         }
     }

@@ -69,11 +69,13 @@ final class FlushHead
                 fence.bindCheck(statement, parameter, check.getKey(), check.getValue());
                 parameter += 3;
             }
-            // the results come in the statements' order: a row with the transaction's id per position, then a count per check
+            // the results come in the statements' order: a row with the transaction's id per position, then a count per
+            // check
             boolean rows = statement.execute();
             for (int i = 0; i < inOrder.size(); i++, rows = statement.getMoreResults()) {
                 if (!rows) {
-                    throw new IllegalStateException("Storing position " + (i + 1) + " of " + inOrder.size() + " returned no rows");
+                    throw new IllegalStateException("Storing position " + (i + 1) + " of " + inOrder.size()
+                            + " returned no rows");
                 }
                 try (ResultSet result = statement.getResultSet()) {
                     if (result.next()) {

@@ -42,7 +42,10 @@ final class FlushPhases
 
     private final long[] nanos = new long[Phase.values().length];
 
-    /** Adds the time since {@code startNanos} (a {@link System#nanoTime()}) to {@code phase}, and returns now, the start of the next phase. */
+    /**
+     * Adds the time since {@code startNanos} (a {@link System#nanoTime()}) to {@code phase}, and returns now, the start
+     * of the next phase.
+     */
     long add(Phase phase, long startNanos)
     {
         long now = System.nanoTime();
@@ -58,7 +61,8 @@ final class FlushPhases
         for (Phase phase : Phase.values()) {
             long spent = nanos[phase.ordinal()];
             if (spent > 0) {
-                text.append(text.length() == 0 ? "" : ", ").append(phase.label).append(' ').append(String.format(Locale.ROOT, "%.1f", spent / 1e6)).append(" ms");
+                text.append(text.length() == 0 ? "" : ", ").append(phase.label).append(' ')
+                        .append(String.format(Locale.ROOT, "%.1f", spent / 1e6)).append(" ms");
             }
         }
         return text.toString();

@@ -23,7 +23,8 @@ final class GreenplumDialect
     @Override
     public String createStagingTable(String stagingName, List<TargetColumn> columns, TargetTable target)
     {
-        return PostgreSqlDialect.createTemporaryTable(stagingName, columns, target) + " ON COMMIT DELETE ROWS" + distributedBy(target.distributionKey());
+        return PostgreSqlDialect.createTemporaryTable(stagingName, columns, target) + " ON COMMIT DELETE ROWS"
+                + distributedBy(target.distributionKey());
     }
 
     /** Tables with a key are hash-distributed by it; tables without one round-robin. */
@@ -118,7 +119,8 @@ final class GreenplumDialect
             conditions.add("t." + quote(column) + " = s." + quote(column));
         }
         return "SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; "
-                + "DELETE FROM " + Statements.qualified(target.id()) + " AS t USING " + quote(stagingName) + " AS s WHERE " + conditions + filter;
+                + "DELETE FROM " + Statements.qualified(target.id()) + " AS t USING " + quote(stagingName)
+                + " AS s WHERE " + conditions + filter;
     }
 
     @Override
@@ -131,7 +133,9 @@ final class GreenplumDialect
     public List<String> storeOffset(String qualifiedOffsetsTable)
     {
         return List.of(
-                "UPDATE " + qualifiedOffsetsTable + " SET source_offset = ?, updated_at = now() WHERE sink_name = ? AND source_partition = ?",
-                "INSERT INTO " + qualifiedOffsetsTable + " (source_offset, sink_name, source_partition, updated_at) VALUES (?, ?, ?, now())");
+                "UPDATE " + qualifiedOffsetsTable + " SET source_offset = ?, updated_at = now() WHERE sink_name = ? "
+                + "AND source_partition = ?",
+                "INSERT INTO " + qualifiedOffsetsTable + " (source_offset, sink_name, source_partition, updated_at) "
+                + "VALUES (?, ?, ?, now())");
     }
 }

@@ -31,7 +31,8 @@ public record LoadProgress(Optional<String> startLsn, boolean complete, Map<Tabl
      * @param loadLsn the LSN of the snapshot the chunks were read at (its slot's consistent point)
      * @param snapshot that snapshot's {@code pg_current_snapshot()} text ({@code xmin:xmax:xip,...})
      */
-    public record TableProgress(int chunks, SortedSet<Integer> loadedChunks, long rows, long bytes, String loadLsn, String snapshot)
+    public record TableProgress(int chunks, SortedSet<Integer> loadedChunks, long rows, long bytes, String loadLsn,
+            String snapshot)
     {
         public TableProgress
         {

@@ -64,7 +64,8 @@ public final class LoadProgressStore
         Optional<String> startLsn = Optional.empty();
         boolean complete = false;
         Map<TableId, LoadProgress.TableProgress> tables = new HashMap<>();
-        try (PreparedStatement statement = connection.prepareStatement("SELECT source_schema, source_table, chunk, chunks, rows_loaded, bytes_loaded, load_lsn, load_snapshot FROM "
+        try (PreparedStatement statement = connection.prepareStatement("SELECT source_schema, source_table, chunk, "
+                + "chunks, rows_loaded, bytes_loaded, load_lsn, load_snapshot FROM "
                 + qualifiedTable + " WHERE sink_name = ? ORDER BY source_schema, source_table, chunk")) {
             statement.setString(1, sinkName);
             try (ResultSet rows = statement.executeQuery()) {
@@ -80,11 +81,14 @@ public final class LoadProgressStore
                     }
                     TableId table = TableId.of(rows.getString(1), rows.getString(2));
                     LoadProgress.TableProgress previous = tables.get(table);
-                    TreeSet<Integer> chunks = previous == null ? new TreeSet<>() : new TreeSet<>(previous.loadedChunks());
+                    TreeSet<Integer> chunks = previous == null ? new TreeSet<>()
+                            : new TreeSet<>(previous.loadedChunks());
                     chunks.add(chunk);
                     long loadedRows = rows.getLong(5) + (previous == null ? 0 : previous.rows());
                     long loadedBytes = rows.getLong(6) + (previous == null ? 0 : previous.bytes());
-                    tables.put(table, new LoadProgress.TableProgress(rows.getInt(4), chunks, loadedRows, loadedBytes, rows.getString(7), rows.getString(8)));
+                    tables.put(table,
+                            new LoadProgress.TableProgress(rows.getInt(4), chunks, loadedRows, loadedBytes,
+                                    rows.getString(7), rows.getString(8)));
                 }
             }
         }
@@ -95,7 +99,8 @@ public final class LoadProgressStore
     public void clear(Connection connection)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("DELETE FROM " + qualifiedTable + " WHERE sink_name = ?")) {
+        try (PreparedStatement statement = connection.prepareStatement("DELETE FROM " + qualifiedTable
+                + " WHERE sink_name = ?")) {
             statement.setString(1, sinkName);
             statement.executeUpdate();
         }
@@ -105,7 +110,8 @@ public final class LoadProgressStore
     public void forget(Connection connection, Collection<TableId> tables)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("DELETE FROM " + qualifiedTable + " WHERE sink_name = ? AND source_schema = ? AND source_table = ?")) {
+        try (PreparedStatement statement = connection.prepareStatement("DELETE FROM " + qualifiedTable
+                + " WHERE sink_name = ? AND source_schema = ? AND source_table = ?")) {
             for (TableId table : tables) {
                 statement.setString(1, sinkName);
                 statement.setString(2, table.schema());
@@ -130,18 +136,21 @@ public final class LoadProgressStore
     }
 
     /** Records one chunk of {@code table}, in the transaction that copied its rows. */
-    public void chunkLoaded(Connection connection, TableId table, int chunk, int chunks, long rows, long bytes, String loadLsn, String snapshot)
+    public void chunkLoaded(Connection connection, TableId table, int chunk, int chunks, long rows, long bytes,
+            String loadLsn, String snapshot)
             throws SQLException
     {
         insert(connection, table, chunk, chunks, rows, bytes, loadLsn, snapshot, false);
     }
 
-    private void insert(Connection connection, TableId table, int chunk, int chunks, long rows, long bytes, String lsn, String snapshot, boolean loadRow)
+    private void insert(Connection connection, TableId table, int chunk, int chunks, long rows, long bytes, String lsn,
+            String snapshot, boolean loadRow)
             throws SQLException
     {
         @Language("SQL")
         String sql = "INSERT INTO " + qualifiedTable
-                + " (sink_name, source_schema, source_table, chunk, chunks, rows_loaded, bytes_loaded, load_lsn, load_snapshot, loaded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now())";
+                + " (sink_name, source_schema, source_table, chunk, chunks, rows_loaded, bytes_loaded, load_lsn, "
+                + "load_snapshot, loaded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now())";
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, sinkName);
             statement.setString(2, loadRow ? LOAD_SCHEMA : table.schema());

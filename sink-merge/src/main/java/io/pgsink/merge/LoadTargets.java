@@ -28,7 +28,8 @@ public final class LoadTargets
     public static Dialect dialect(Connection connection, TargetDialect setting)
             throws SQLException
     {
-        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery("SELECT version()")) {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT version()")) {
             rows.next();
             return Dialect.forSetting(setting, rows.getString(1));
         }
@@ -40,7 +41,8 @@ public final class LoadTargets
      *
      * @throws SinkException ({@link ErrorCode#SCHEMA_MISMATCH}) when it does not exist and may not be created
      */
-    public static TargetTable prepare(Connection connection, Dialect dialect, TableId target, TableSchema source, boolean evolve)
+    public static TargetTable prepare(Connection connection, Dialect dialect, TableId target, TableSchema source,
+            boolean evolve)
             throws SQLException
     {
         return prepare(connection, dialect, target, source, evolve, ChangeMetadata.NONE);
@@ -50,12 +52,15 @@ public final class LoadTargets
      * As {@link #prepare(Connection, Dialect, TableId, TableSchema, boolean)}, creating or completing
      * the metadata columns too; a history table is created without a primary key (see {@link HistoryTables}).
      */
-    public static TargetTable prepare(Connection connection, Dialect dialect, TableId target, TableSchema source, boolean evolve, ChangeMetadata metadata)
+    public static TargetTable prepare(Connection connection, Dialect dialect, TableId target, TableSchema source,
+            boolean evolve, ChangeMetadata metadata)
             throws SQLException
     {
         Optional<TargetTable> found = TargetCatalog.read(connection, target, dialect);
         if (found.isEmpty() && evolve) {
-            SchemaEvolution.execute(connection, SchemaEvolution.createTable(target, source, dialect, TargetCatalog.schemaExists(connection, target.schema()), metadata,
+            SchemaEvolution.execute(connection,
+                    SchemaEvolution.createTable(target, source, dialect,
+                            TargetCatalog.schemaExists(connection, target.schema()), metadata,
                     metadata.isHistory(source.table())));
             found = TargetCatalog.read(connection, target, dialect);
         }
@@ -67,8 +72,11 @@ public final class LoadTargets
                 found = TargetCatalog.read(connection, target, dialect);
             }
         }
-        return found.orElseThrow(() -> new SinkException(ErrorCode.SCHEMA_MISMATCH, "Target table " + target + " does not exist (or the target user cannot see it)."
-                + " Create it with the columns and primary key of " + source.table() + ", or set schema.evolution=add-columns to have pgsink create it."));
+        return found.orElseThrow(() ->
+                new SinkException(ErrorCode.SCHEMA_MISMATCH, "Target table " + target
+                        + " does not exist (or the target user cannot see it)."
+                + " Create it with the columns and primary key of " + source.table()
+                + ", or set schema.evolution=add-columns to have pgsink create it."));
     }
 
     /** The target table {@code target} as the catalog describes it, or empty when it does not exist; changes nothing. */

@@ -95,7 +95,10 @@ public final class MergeApplier
         this(builder(config));
     }
 
-    /** With {@code connector} opening the pool's physical connections: {@code builder(config).connector(connector).build()}. */
+    /**
+     * With {@code connector} opening the pool's physical connections:
+     * {@code builder(config).connector(connector).build()}.
+     */
     public MergeApplier(SinkConfig config, TargetConnector connector)
     {
         this(builder(config).connector(connector));
@@ -110,17 +113,20 @@ public final class MergeApplier
         this.positions = new PositionStore(config);
         this.fence = new WriterFence(config);
         this.head = new FlushHead(positions, fence);
-        this.session = new TargetSession(sinkName, builder.connector, config.targetDialect(), positions::createTable, builder.poolMetrics);
+        this.session = new TargetSession(sinkName, builder.connector, config.targetDialect(), positions::createTable,
+                builder.poolMetrics);
         this.plans = new TablePlans(config, staging, builder.sourceColumns);
         // a table or column gone: the target changed under us, read the catalog again next time
         this.transactions = new TargetTransactions(session, plans::forget);
         this.changeMetadata = config.changeMetadata();
         this.metadataValues = new MetadataValues(builder.positionText);
-        this.writer = new TableWriter(config, session::readsBinaryCopy, session::bindsSmallBatches, builder.copyListener, metadataValues);
+        this.writer = new TableWriter(config, session::readsBinaryCopy, session::bindsSmallBatches,
+                builder.copyListener, metadataValues);
         this.isolator = new RejectedRowIsolator(config.toleratesRejectedRows(), config.tableNameFormat());
         this.moves = builder.moves;
         this.movedRows = new MovedRows(config);
-        this.deadLetters = new DeadLetterTable(sinkName, SqlIdentifiers.quote(config.offsetsSchema()) + "." + SqlIdentifiers.quote(config.deadLetterTable()));
+        this.deadLetters = new DeadLetterTable(sinkName, SqlIdentifiers.quote(config.offsetsSchema()) + "."
+                + SqlIdentifiers.quote(config.deadLetterTable()));
     }
 
     public static Builder builder(SinkConfig config)
@@ -144,7 +150,8 @@ public final class MergeApplier
     public Map<String, SourcePosition> committedPositions()
     {
         // read-only: nothing stored, nothing to settle
-        return transactions.run("Cannot read stored positions of sink '" + sinkName + "' from " + positions.qualifiedTable(), positions::read);
+        return transactions.run("Cannot read stored positions of sink '" + sinkName + "' from "
+                + positions.qualifiedTable(), positions::read);
     }
 
     /**
@@ -159,7 +166,8 @@ public final class MergeApplier
     public long claim(String fenceName)
     {
         requireNonNull(fenceName, "fenceName is null");
-        String context = "Cannot claim the writer generation of sink '" + sinkName + "'" + (fenceName.isEmpty() ? "" : " for " + fenceName) + " in " + positions.qualifiedTable();
+        String context = "Cannot claim the writer generation of sink '" + sinkName + "'"
+                + (fenceName.isEmpty() ? "" : " for " + fenceName) + " in " + positions.qualifiedTable();
         for (int attempt = 1; ; attempt++) {
             long generation;
             try {
@@ -173,13 +181,17 @@ public final class MergeApplier
                 throw e;
             }
             claims.put(fenceName, generation);
-            log.info("{} - claimed writer generation {}{}: a writer with this sink.name that claimed before stops at its next flush", sinkName, generation,
+            log.info("{} - claimed writer generation {}{}: a writer with this sink.name that claimed before stops at "
+                    + "its next flush", sinkName, generation,
                     fenceName.isEmpty() ? "" : " of " + fenceName);
             return generation;
         }
     }
 
-    /** Checks {@code generation}, claimed before (by an earlier applier of the same writer), in every flush, without claiming anew. */
+    /**
+     * Checks {@code generation}, claimed before (by an earlier applier of the same writer), in every flush, without
+     * claiming anew.
+     */
     public void hold(String fenceName, long generation)
     {
         claims.put(requireNonNull(fenceName, "fenceName is null"), generation);
@@ -197,7 +209,8 @@ public final class MergeApplier
      */
     public int forgetPositions()
     {
-        return transactions.run("Cannot delete the stored positions of sink '" + sinkName + "' from " + positions.qualifiedTable(), positions::delete);
+        return transactions.run("Cannot delete the stored positions of sink '" + sinkName + "' from "
+                + positions.qualifiedTable(), positions::delete);
     }
 
     /**
@@ -239,16 +252,19 @@ public final class MergeApplier
                 return;
             }
             catch (FreshKeyConflict conflict) {
-                log.info("{} - {} already holds key {} that the batch inserts (replayed events); applying the batch again with every key deleted first",
+                log.info("{} - {} already holds key {} that the batch inserts (replayed events); applying the batch "
+                        + "again with every key deleted first",
                         sinkName, conflict.table(), conflict.key());
                 freshKeys = FreshKeys.DISTRUSTED;
             }
             catch (StagingLost lost) {
                 if (stagingCreatedAgain) {
-                    throw new SinkException(ErrorCode.TRANSIENT, "Cannot apply batch of " + batch.events() + " events: the session lost its staging tables again right after they were created: "
+                    throw new SinkException(ErrorCode.TRANSIENT, "Cannot apply batch of " + batch.events()
+                            + " events: the session lost its staging tables again right after they were created: "
                             + lost.getMessage(), lost.getCause());
                 }
-                log.info("{} - the session lost its staging tables ({}); creating them again", sinkName, lost.getMessage());
+                log.info("{} - the session lost its staging tables ({}); creating them again", sinkName,
+                        lost.getMessage());
                 stagingCreatedAgain = true;
             }
         }
@@ -317,7 +333,8 @@ public final class MergeApplier
             }
             phases.add(Phase.COMMIT, start);
             if (log.isDebugEnabled()) {
-                log.debug("{} - flush of {} events to {} tables ({}): {}", sinkName, batch.events(), batch.tables().size(), method, phases);
+                log.debug("{} - flush of {} events to {} tables ({}): {}", sinkName, batch.events(),
+                        batch.tables().size(), method, phases);
             }
         }
         catch (SQLException e) {
@@ -329,7 +346,9 @@ public final class MergeApplier
             if (current == null) {
                 throw transactions.failed(transaction, e, "Cannot apply batch of " + batch.events() + " events");
             }
-            throw new TableFailure(current.table(), transactions.failed(transaction, e, "Cannot apply changes to " + plans.route(current.table()) + " (from " + current.table() + ")"));
+            throw new TableFailure(current.table(),
+                    transactions.failed(transaction, e, "Cannot apply changes to " + plans.route(current.table())
+                            + " (from " + current.table() + ")"));
         }
         catch (SinkException e) {
             transaction.abandon(e);
@@ -346,7 +365,10 @@ public final class MergeApplier
         }
     }
 
-    /** How staged changes to keys the target may hold are applied, by {@code target.update.mode} and what the server offers. */
+    /**
+     * How staged changes to keys the target may hold are applied, by {@code target.update.mode} and what the server
+     * offers.
+     */
     private ApplyMethod applyMethod()
     {
         if (!mergeAllowed) {

@@ -39,13 +39,17 @@ final class MetadataColumns
         List<String> statements = new ArrayList<>();
         for (ChangeMetadata.Column column : metadata.columns()) {
             if (target.column(column.name()).isEmpty()) {
-                statements.add("ALTER TABLE " + Statements.qualified(target.id()) + " ADD COLUMN " + quote(column.name()) + " " + declaration(column.kind()));
+                statements.add("ALTER TABLE " + Statements.qualified(target.id()) + " ADD COLUMN "
+                        + quote(column.name()) + " " + declaration(column.kind()));
             }
         }
         return statements;
     }
 
-    /** The deleted flag defaults to false, so that rows written before it existed (or by the initial load) read as not deleted. */
+    /**
+     * The deleted flag defaults to false, so that rows written before it existed (or by the initial load) read as not
+     * deleted.
+     */
     private static String declaration(ChangeMetadata.Kind kind)
     {
         return kind == ChangeMetadata.Kind.DELETED_FLAG ? kind.typeName() + " NOT NULL DEFAULT false" : kind.typeName();
@@ -54,7 +58,8 @@ final class MetadataColumns
     /**
      * The target's metadata columns, in {@link ChangeMetadata#columns()} order.
      *
-     * @throws SinkException {@link ErrorCode#SCHEMA_MISMATCH} naming the table and every column that is missing, has a type its values do not fit, or is also a source column
+     * @throws SinkException {@link ErrorCode#SCHEMA_MISMATCH} naming the table and every column that is
+     *         missing, has a type its values do not fit, or is also a source column
      */
     static List<TargetColumn> resolve(ChangeMetadata metadata, TableSchema source, TargetTable target)
     {
@@ -62,7 +67,8 @@ final class MetadataColumns
         List<String> problems = new ArrayList<>();
         for (ChangeMetadata.Column column : metadata.columns()) {
             if (source.columnIndex(column.name()).isPresent()) {
-                problems.add("metadata column " + column.name() + " is also a column of the source table; name the metadata column differently");
+                problems.add("metadata column " + column.name() + " is also a column of the source table; name the "
+                        + "metadata column differently");
                 continue;
             }
             TargetColumn targetColumn = target.column(column.name()).orElse(null);
@@ -71,14 +77,17 @@ final class MetadataColumns
                 continue;
             }
             if (!fits(column.kind(), targetColumn.encodingType())) {
-                problems.add("metadata column " + column.name() + " is " + targetColumn.declaredType() + ", not " + column.kind().typeName());
+                problems.add("metadata column " + column.name() + " is " + targetColumn.declaredType() + ", not "
+                        + column.kind().typeName());
                 continue;
             }
             columns.add(targetColumn);
         }
         if (!problems.isEmpty()) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to " + target.id() + ": the target " + String.join("; ", problems)
-                    + ". Add the column(s) to the target table (ALTER TABLE " + target.id() + " ADD COLUMN ...), or set schema.evolution=add-columns to have pgsink add them.");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to "
+                    + target.id() + ": the target " + String.join("; ", problems)
+                    + ". Add the column(s) to the target table (ALTER TABLE " + target.id()
+                    + " ADD COLUMN ...), or set schema.evolution=add-columns to have pgsink add them.");
         }
         return columns;
     }

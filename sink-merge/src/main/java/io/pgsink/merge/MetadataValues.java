@@ -21,7 +21,8 @@ import static java.util.Objects.requireNonNull;
 final class MetadataValues
 {
     /** Kafka Connect's positions, {@code <topic>-<partition>} and an offset: {@code orders-3:4711}. */
-    static final Function<SourcePosition, String> PARTITION_AND_OFFSET = position -> position.partition() + ":" + position.offset();
+    static final Function<SourcePosition, String> PARTITION_AND_OFFSET = position -> position.partition() + ":"
+            + position.offset();
 
     private final Function<SourcePosition, String> positionText;
     private Instant applied = Instant.EPOCH;
@@ -43,11 +44,13 @@ final class MetadataValues
         boolean deleted = change.operation() == Operation.DELETE;
         return switch (kind) {
             case OPERATION -> code(change.operation());
-            case SOURCE_TIMESTAMP -> change.sourceTimeMillis() == 0 ? null : Instant.ofEpochMilli(change.sourceTimeMillis());
+            case SOURCE_TIMESTAMP -> change.sourceTimeMillis() == 0 ? null
+                    : Instant.ofEpochMilli(change.sourceTimeMillis());
             case SOURCE_POSITION -> positionText.apply(change.position());
             case APPLIED_TIMESTAMP -> applied;
             case DELETED_FLAG -> deleted;
-            case DELETED_TIMESTAMP -> !deleted ? null : change.sourceTimeMillis() == 0 ? applied : Instant.ofEpochMilli(change.sourceTimeMillis());
+            case DELETED_TIMESTAMP -> !deleted ? null : change.sourceTimeMillis() == 0 ? applied
+                    : Instant.ofEpochMilli(change.sourceTimeMillis());
         };
     }
 

@@ -56,7 +56,8 @@ final class PositionStore
             throws SQLException
     {
         Map<String, SourcePosition> positions = new TreeMap<>();
-        try (PreparedStatement statement = connection.prepareStatement("SELECT source_partition, source_offset FROM " + qualifiedTable + " WHERE sink_name = ?")) {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT source_partition, source_offset FROM "
+                + qualifiedTable + " WHERE sink_name = ?")) {
             statement.setString(1, sinkName);
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
@@ -67,11 +68,15 @@ final class PositionStore
         return positions;
     }
 
-    /** Deletes the positions of the sink in the connection's transaction (not its writer generations); returns how many there were. */
+    /**
+     * Deletes the positions of the sink in the connection's transaction (not its writer generations); returns how many
+     * there were.
+     */
     int delete(Connection connection)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("DELETE FROM " + qualifiedTable + " WHERE sink_name = ?")) {
+        try (PreparedStatement statement = connection.prepareStatement("DELETE FROM " + qualifiedTable
+                + " WHERE sink_name = ?")) {
             statement.setString(1, sinkName);
             return statement.executeUpdate();
         }

@@ -32,7 +32,8 @@ final class PostgreSqlDialect
         definitions.add(quote(StagingColumns.UNAVAILABLE) + " text");
         for (int i = 0; i < target.primaryKey().size(); i++) {
             String keyColumn = target.primaryKey().get(i);
-            definitions.add(quote(StagingColumns.fill(i)) + " " + target.column(keyColumn).orElseThrow().declaredType());
+            definitions.add(quote(StagingColumns.fill(i)) + " "
+                    + target.column(keyColumn).orElseThrow().declaredType());
         }
         for (TargetColumn column : columns) {
             definitions.add(quote(column.name()) + " " + column.declaredType());
@@ -58,14 +59,18 @@ final class PostgreSqlDialect
         return deleteProbingKeys(target, quote(stagingName) + " WHERE " + quote(StagingColumns.INSERT));
     }
 
-    /** Deletes the keys {@code keySource} (a table name, optionally followed by a WHERE clause) holds, probing the primary-key index per key. */
+    /**
+     * Deletes the keys {@code keySource} (a table name, optionally followed by a WHERE clause) holds, probing the
+     * primary-key index per key.
+     */
     static String deleteProbingKeys(TargetTable target, String keySource)
     {
         String table = Statements.qualified(target.id());
         List<String> key = target.primaryKey();
         if (key.size() == 1) {
             String column = quote(key.get(0));
-            return "DELETE FROM " + table + " WHERE " + column + " = ANY(ARRAY(SELECT " + column + " FROM " + keySource + "))";
+            return "DELETE FROM " + table + " WHERE " + column + " = ANY(ARRAY(SELECT " + column + " FROM " + keySource
+                    + "))";
         }
         StringJoiner arrays = new StringJoiner(", ");
         StringJoiner aggregates = new StringJoiner(", ");
@@ -137,8 +142,10 @@ final class PostgreSqlDialect
     @Override
     public List<String> storeOffset(String qualifiedOffsetsTable)
     {
-        return List.of("INSERT INTO " + qualifiedOffsetsTable + " AS o (source_offset, sink_name, source_partition, updated_at) VALUES (?, ?, ?, now())"
-                + " ON CONFLICT (sink_name, source_partition) DO UPDATE SET source_offset = EXCLUDED.source_offset, updated_at = EXCLUDED.updated_at"
+        return List.of("INSERT INTO " + qualifiedOffsetsTable + " AS o (source_offset, sink_name, source_partition, "
+                + "updated_at) VALUES (?, ?, ?, now())"
+                + " ON CONFLICT (sink_name, source_partition) DO UPDATE SET source_offset = EXCLUDED.source_offset, "
+                + "updated_at = EXCLUDED.updated_at"
                 // the transaction's id, to ask the server whether it committed when COMMIT's answer is lost
                 + " RETURNING txid_current()");
     }

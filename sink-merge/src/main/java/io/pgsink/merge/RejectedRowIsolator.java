@@ -78,7 +78,8 @@ final class RejectedRowIsolator
     {
         List<RejectedRow> rejected = new ArrayList<>();
         for (RejectedRow row : batch.rejected()) {
-            rejected.add(new RejectedRow(row.table(), routing.targetOf(row.table()), row.schema(), row.change(), row.column(), row.reason()));
+            rejected.add(new RejectedRow(row.table(), routing.targetOf(row.table()), row.schema(), row.change(),
+                    row.column(), row.reason()));
         }
         int changes = 0;
         for (TableBatch table : batch.tables()) {
@@ -97,8 +98,10 @@ final class RejectedRowIsolator
                 current = without(current, row.table(), row.change());
             }
             if (rejected.size() > maxRejected) {
-                throw new SinkException(ErrorCode.DATA, "Gave up applying a batch of " + batch.events() + " events after the target refused " + rejected.size()
-                        + " rows of it: the failure does not seem to be caused by single rows. First refused: " + rejected.get(0).describe());
+                throw new SinkException(ErrorCode.DATA, "Gave up applying a batch of " + batch.events()
+                        + " events after the target refused " + rejected.size()
+                        + " rows of it: the failure does not seem to be caused by single rows. First refused: "
+                        + rejected.get(0).describe());
             }
         }
     }
@@ -115,7 +118,8 @@ final class RejectedRowIsolator
             if (!tolerateRejectedRows) {
                 throw cause;
             }
-            return new RejectedRow(row.sourceTable(), row.targetTable(), schemaOf(batch, row.sourceTable()), row.change(), row.column(), row.reason());
+            return new RejectedRow(row.sourceTable(), row.targetTable(), schemaOf(batch, row.sourceTable()),
+                    row.change(), row.column(), row.reason());
         }
         if (cause.errorCode() != ErrorCode.DATA) {
             throw cause;
@@ -126,7 +130,8 @@ final class RejectedRowIsolator
             // the statement that failed did not name the row and column, the probe's COPY did (see SmallBatchWriter)
             return rejectedRow(batch, new TableFailure(table, row), transactions);
         }
-        // a statement over many rows fails on the first bad one it meets, maybe not this one: the probe that ends with it says why it fails
+        // a statement over many rows fails on the first bad one it meets, maybe not this one: the probe that ends with
+        // it says why it fails
         SinkException failed = isolated.failure() == null ? cause : isolated.failure();
         SQLException sql = failed.getCause() instanceof SQLException sqlCause ? sqlCause : null;
         RowChange bad = isolated.change();
@@ -162,7 +167,8 @@ final class RejectedRowIsolator
         SinkException lastFailure = null;
         while (failing - passing > 1) {
             int middle = (passing + failing) >>> 1;
-            SinkException failure = failure(probed.withTable(tableBatch.withChanges(changes.subList(0, middle))), transactions);
+            SinkException failure = failure(probed.withTable(tableBatch.withChanges(changes.subList(0, middle))),
+                    transactions);
             if (failure != null) {
                 failing = middle;
                 lastFailure = failure;

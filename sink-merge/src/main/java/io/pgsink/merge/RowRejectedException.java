@@ -24,9 +24,11 @@ public final class RowRejectedException
     private final String column;
     private final String reason;
 
-    RowRejectedException(ErrorCode errorCode, TableId sourceTable, TableId targetTable, RowChange change, @Nullable String column, String reason, Throwable cause)
+    RowRejectedException(ErrorCode errorCode, TableId sourceTable, TableId targetTable, RowChange change,
+            @Nullable String column, String reason, Throwable cause)
     {
-        super(errorCode, "Cannot write a row of " + targetTable + " key " + change.key() + (column == null ? "" : " column " + column)
+        super(errorCode, "Cannot write a row of " + targetTable + " key " + change.key()
+                + (column == null ? "" : " column " + column)
                 + " (from " + sourceTable + " at " + change.position() + "): " + reason, cause);
         this.sourceTable = requireNonNull(sourceTable, "sourceTable is null");
         this.targetTable = requireNonNull(targetTable, "targetTable is null");

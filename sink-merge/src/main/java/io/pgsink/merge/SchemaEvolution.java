@@ -51,7 +51,8 @@ final class SchemaEvolution
      * As {@link #createTable(TableId, TableSchema, Dialect, boolean)}, with the metadata columns
      * after the source's; a history table ({@code history}) gets no primary key (see {@link HistoryTables}).
      */
-    static List<String> createTable(TableId target, TableSchema source, Dialect dialect, boolean schemaExists, ChangeMetadata metadata, boolean history)
+    static List<String> createTable(TableId target, TableSchema source, Dialect dialect, boolean schemaExists,
+            ChangeMetadata metadata, boolean history)
     {
         List<String> untyped = new ArrayList<>();
         StringJoiner definitions = new StringJoiner(", ");
@@ -60,12 +61,15 @@ final class SchemaEvolution
                 untyped.add(column.name());
                 continue;
             }
-            definitions.add(quote(column.name()) + " " + column.typeName() + ColumnDefaults.expression(column).map(value -> " DEFAULT " + value).orElse("")
+            definitions.add(quote(column.name()) + " " + column.typeName()
+                    + ColumnDefaults.expression(column).map(value -> " DEFAULT " + value).orElse("")
                     + (source.keyColumns().contains(column.name()) ? " NOT NULL" : ""));
         }
         if (!untyped.isEmpty()) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot create target table " + target + " for " + source.table() + ": the source did not send the type of column(s) " + untyped
-                    + " (with Debezium, set column.propagate.source.type=.* on the source connector), so create the table yourself.");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot create target table " + target + " for "
+                    + source.table() + ": the source did not send the type of column(s) " + untyped
+                    + " (with Debezium, set column.propagate.source.type=.* on the source connector), so create the "
+                    + "table yourself.");
         }
         MetadataColumns.definitions(metadata).forEach(definitions::add);
         if (source.hasKey() && !history) {
@@ -75,7 +79,8 @@ final class SchemaEvolution
             }
             definitions.add("PRIMARY KEY (" + key + ")");
         }
-        String table = "CREATE TABLE IF NOT EXISTS " + Statements.qualified(target) + " (" + definitions + ")" + dialect.distribution().distributedBy(source.keyColumns());
+        String table = "CREATE TABLE IF NOT EXISTS " + Statements.qualified(target) + " (" + definitions + ")"
+                + dialect.distribution().distributedBy(source.keyColumns());
         return schemaExists ? List.of(table) : List.of("CREATE SCHEMA IF NOT EXISTS " + quote(target.schema()), table);
     }
 
@@ -119,7 +124,8 @@ final class SchemaEvolution
      * source computed row by row ({@code random()}, {@code nextval}, {@code clock_timestamp()})
      * stops the sink when the target holds rows, which would otherwise read NULL.
      */
-    static List<String> addColumns(TableSchema source, TargetTable target, Map<String, SourceAttribute> catalog, RowsCheck rows)
+    static List<String> addColumns(TableSchema source, TargetTable target, Map<String, SourceAttribute> catalog,
+            RowsCheck rows)
             throws SQLException
     {
         List<String> statements = new ArrayList<>();
@@ -135,7 +141,8 @@ final class SchemaEvolution
                 untyped.add(column.name());
                 continue;
             }
-            String add = "ALTER TABLE " + Statements.qualified(target.id()) + " ADD COLUMN " + quote(column.name()) + " " + column.typeName();
+            String add = "ALTER TABLE " + Statements.qualified(target.id()) + " ADD COLUMN " + quote(column.name())
+                    + " " + column.typeName();
             SourceAttribute attribute = catalog.get(column.name());
             if (attribute != null) {
                 // the catalog knows better than change events: Debezium sends a made-up constant for
@@ -145,7 +152,8 @@ final class SchemaEvolution
                     // evaluated once when the column was added: every row from before holds this value
                     statements.add(add + " DEFAULT " + literal(attribute.missingValue()) + "::" + column.typeName());
                     if (!constant) {
-                        statements.add("ALTER TABLE " + Statements.qualified(target.id()) + " ALTER COLUMN " + quote(column.name()) + " DROP DEFAULT");
+                        statements.add("ALTER TABLE " + Statements.qualified(target.id()) + " ALTER COLUMN "
+                                + quote(column.name()) + " DROP DEFAULT");
                     }
                     continue;
                 }
@@ -154,7 +162,8 @@ final class SchemaEvolution
                     continue;
                 }
                 if (!constant) {
-                    volatileDefaults.add(column.name() + " (" + column.typeName() + " DEFAULT " + attribute.defaultExpression() + ")");
+                    volatileDefaults.add(column.name() + " (" + column.typeName() + " DEFAULT "
+                            + attribute.defaultExpression() + ")");
                     continue;
                 }
                 if (column.hasUnknownDefault()) {
@@ -184,25 +193,38 @@ final class SchemaEvolution
             statements.add(add + defaultValue.map(value -> " DEFAULT " + value).orElse(""));
         }
         if (!untyped.isEmpty()) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot add column(s) " + untyped + " of " + source.table() + " to " + target.id()
-                    + ": the source did not send their types (with Debezium, set column.propagate.source.type=.*); add them to the target yourself.");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot add column(s) " + untyped + " of "
+                    + source.table() + " to " + target.id()
+                    + ": the source did not send their types (with Debezium, set column.propagate.source.type=.*); add "
+                    + "them to the target yourself.");
         }
         if (!defaults.isEmpty()) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot add column(s) " + defaults + " of " + source.table() + " to " + target.id()
-                    + ": they have a default on the source that pgsink cannot write as a target default, and rows that existed before the column was added hold it there;"
-                    + " add the column(s) to the target yourself with the source's default (ALTER TABLE " + target.id() + " ADD COLUMN ... DEFAULT ...) and restart.");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot add column(s) " + defaults + " of "
+                    + source.table() + " to " + target.id()
+                    + ": they have a default on the source that pgsink cannot write as a target default, and rows that "
+                    + "existed before the column was added hold it there;"
+                    + " add the column(s) to the target yourself with the source's default (ALTER TABLE " + target.id()
+                    + " ADD COLUMN ... DEFAULT ...) and restart.");
         }
         if (!unknownDefaults.isEmpty()) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot add column(s) " + unknownDefaults + " of " + source.table() + " to " + target.id()
-                    + ": the records give them a default that may be the stand-in Debezium sends for a default it cannot evaluate (the epoch for now(), the text CURRENT_USER"
-                    + " for current_user, the nil UUID for gen_random_uuid()), so what the rows that existed before the column was added hold on the source is unknown;"
-                    + " add the column(s) to the target yourself (ALTER TABLE " + target.id() + " ADD COLUMN ...) with the source's default if it is a constant,"
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot add column(s) " + unknownDefaults + " of "
+                    + source.table() + " to " + target.id()
+                    + ": the records give them a default that may be the stand-in Debezium sends for a default it "
+                    + "cannot evaluate (the epoch for now(), the text CURRENT_USER"
+                    + " for current_user, the nil UUID for gen_random_uuid()), so what the rows that existed before "
+                    + "the column was added hold on the source is unknown;"
+                    + " add the column(s) to the target yourself (ALTER TABLE " + target.id()
+                    + " ADD COLUMN ...) with the source's default if it is a constant,"
                     + " or filled with the source's values for the existing keys, and restart.");
         }
         if (!volatileDefaults.isEmpty()) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot add column(s) " + volatileDefaults + " of " + source.table() + " to " + target.id()
-                    + ": their default on the source is computed, not a constant, and was not evaluated once when they were added (a volatile default such as random()"
-                    + " or nextval() gives every row its own value), so rows that existed before hold values that no change event carries and the target cannot compute; add the column(s) to the target yourself (ALTER TABLE " + target.id()
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot add column(s) " + volatileDefaults + " of "
+                    + source.table() + " to " + target.id()
+                    + ": their default on the source is computed, not a constant, and was not evaluated once when they "
+                    + "were added (a volatile default such as random()"
+                    + " or nextval() gives every row its own value), so rows that existed before hold values that no "
+                    + "change event carries and the target cannot compute; add the column(s) to the target yourself "
+                    + "(ALTER TABLE " + target.id()
                     + " ADD COLUMN ...), fill them with the source's values for the existing keys, and restart.");
         }
         return statements;
@@ -218,7 +240,8 @@ final class SchemaEvolution
      * either side are not compared; nor, without {@code previous}, are types the target column
      * does not hold unsafely (the target was made so).
      */
-    static List<String> typeChanges(@Nullable TableSchema previous, TableSchema current, TargetTable target, boolean widen)
+    static List<String> typeChanges(@Nullable TableSchema previous, TableSchema current, TargetTable target,
+            boolean widen)
     {
         List<String> statements = new ArrayList<>();
         List<String> problems = new ArrayList<>();
@@ -243,18 +266,25 @@ final class SchemaEvolution
                 statements.add(alter + " TYPE " + after);
             }
             else if (verdict != TypeWidening.Verdict.HOLDS && changed) {
-                problems.add(column.name() + " changed from " + before + " to " + after + " but is " + targetColumn.declaredType() + " in the target"
-                        + (verdict == TypeWidening.Verdict.WIDENS ? " (a safe widening: schema.evolution=add-columns-and-widen applies it)" : ""));
+                problems.add(column.name() + " changed from " + before + " to " + after + " but is "
+                        + targetColumn.declaredType() + " in the target"
+                        + (verdict == TypeWidening.Verdict.WIDENS
+                                ? " (a safe widening: schema.evolution=add-columns-and-widen applies it)" : ""));
             }
         }
         if (!problems.isEmpty()) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Incompatible type change in " + current.table() + ": " + String.join("; ", problems)
-                    + ". Change the target column type (ALTER TABLE " + target.id() + " ALTER COLUMN ... TYPE ...) and restart the sink.");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Incompatible type change in " + current.table() + ": "
+                    + String.join("; ", problems)
+                    + ". Change the target column type (ALTER TABLE " + target.id()
+                    + " ALTER COLUMN ... TYPE ...) and restart the sink.");
         }
         return statements;
     }
 
-    /** {@code varchar(20)} → {@code varchar}, {@code int4[]} → {@code _int4}: the {@code pg_type.typname} of a declaration. */
+    /**
+     * {@code varchar(20)} → {@code varchar}, {@code int4[]} → {@code _int4}: the {@code pg_type.typname} of a
+     * declaration.
+     */
     static String baseType(String declaration)
     {
         String type = declaration.toLowerCase(Locale.ROOT).trim();

@@ -20,7 +20,8 @@ import java.util.Optional;
  */
 public final class SessionReplicationRoles
 {
-    private static final String PRIVILEGE_ADVICE = "it needs a superuser, or on PostgreSQL 15+ GRANT SET ON PARAMETER session_replication_role TO the target user";
+    private static final String PRIVILEGE_ADVICE = "it needs a superuser, or on PostgreSQL 15+ GRANT SET ON PARAMETER "
+            + "session_replication_role TO the target user";
 
     private SessionReplicationRoles() {}
 
@@ -42,7 +43,8 @@ public final class SessionReplicationRoles
                 }
                 catch (SQLException e) {
                     if (SqlFailures.INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
-                        throw new SQLException(SinkConfig.TARGET_SESSION_REPLICATION_ROLE + "=replica: the target user may not set session_replication_role: " + PRIVILEGE_ADVICE,
+                        throw new SQLException(SinkConfig.TARGET_SESSION_REPLICATION_ROLE
+                                + "=replica: the target user may not set session_replication_role: " + PRIVILEGE_ADVICE,
                                 e.getSQLState(), e);
                     }
                     throw e;
@@ -64,13 +66,16 @@ public final class SessionReplicationRoles
         boolean parameterPrivileges = connection.getMetaData().getDatabaseMajorVersion() >= 15;
         @Language("SQL")
         String query = parameterPrivileges
-                ? "SELECT r.rolsuper OR pg_catalog.has_parameter_privilege('session_replication_role', 'SET') FROM pg_catalog.pg_roles r WHERE r.rolname = current_user"
+                ? "SELECT r.rolsuper OR pg_catalog.has_parameter_privilege('session_replication_role', 'SET') FROM "
+                + "pg_catalog.pg_roles r WHERE r.rolname = current_user"
                 : "SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user";
-        try (PreparedStatement statement = connection.prepareStatement(query); ResultSet rows = statement.executeQuery()) {
+        try (PreparedStatement statement = connection.prepareStatement(query);
+                ResultSet rows = statement.executeQuery()) {
             if (rows.next() && rows.getBoolean(1)) {
                 return Optional.empty();
             }
         }
-        return Optional.of(SinkConfig.TARGET_SESSION_REPLICATION_ROLE + "=replica, but the target user may not set session_replication_role: " + PRIVILEGE_ADVICE);
+        return Optional.of(SinkConfig.TARGET_SESSION_REPLICATION_ROLE + "=replica, but the target user may not set "
+                + "session_replication_role: " + PRIVILEGE_ADVICE);
     }
 }

@@ -42,8 +42,9 @@ final class SinkTables
     static String offsetsTable(String qualifiedName, Dialect dialect)
     {
         return "CREATE TABLE IF NOT EXISTS " + qualifiedName
-                + " (sink_name text NOT NULL, source_partition text NOT NULL, source_offset text NOT NULL, updated_at timestamp with time zone NOT NULL,"
-                + " PRIMARY KEY (sink_name, source_partition))" + dialect.distribution().distributedBy(List.of("sink_name", "source_partition"));
+                + " (sink_name text NOT NULL, source_partition text NOT NULL, source_offset text NOT NULL, "
+                + "updated_at timestamp with time zone NOT NULL, PRIMARY KEY (sink_name, source_partition))"
+                + dialect.distribution().distributedBy(List.of("sink_name", "source_partition"));
     }
 
     /**
@@ -54,9 +55,12 @@ final class SinkTables
     static String initialLoadTable(String qualifiedName, Dialect dialect)
     {
         return "CREATE TABLE IF NOT EXISTS " + qualifiedName
-                + " (sink_name text NOT NULL, source_schema text NOT NULL, source_table text NOT NULL, chunk integer NOT NULL, chunks integer NOT NULL,"
-                + " rows_loaded bigint NOT NULL, bytes_loaded bigint NOT NULL, load_lsn text NOT NULL, load_snapshot text NOT NULL, loaded_at timestamp with time zone NOT NULL,"
-                + " PRIMARY KEY (sink_name, source_schema, source_table, chunk))" + dialect.distribution().distributedBy(List.of("sink_name", "source_schema", "source_table", "chunk"));
+                + " (sink_name text NOT NULL, source_schema text NOT NULL, source_table text NOT NULL, "
+                + "chunk integer NOT NULL, chunks integer NOT NULL, rows_loaded bigint NOT NULL, "
+                + "bytes_loaded bigint NOT NULL, load_lsn text NOT NULL, load_snapshot text NOT NULL, "
+                + "loaded_at timestamp with time zone NOT NULL, "
+                + "PRIMARY KEY (sink_name, source_schema, source_table, chunk))"
+                + dialect.distribution().distributedBy(List.of("sink_name", "source_schema", "source_table", "chunk"));
     }
 
     /**
@@ -66,20 +70,23 @@ final class SinkTables
     static String movedRowsTable(String qualifiedName, Dialect dialect)
     {
         return "CREATE TABLE IF NOT EXISTS " + qualifiedName
-                + " (sink_name text NOT NULL, target_table text NOT NULL, old_key text NOT NULL, source_time_ms "
-                + "bigint NOT NULL, column_names text[] NOT NULL,"
-                + " column_values text[] NOT NULL, moved_at timestamp with time zone NOT NULL,"
-                + " PRIMARY KEY (sink_name, target_table, old_key, source_time_ms))"
-                + dialect.distribution().distributedBy(List.of("sink_name", "target_table", "old_key",
-                "source_time_ms"));
+                + " (sink_name text NOT NULL, target_table text NOT NULL, old_key text NOT NULL, "
+                + "source_time_ms bigint NOT NULL, column_names text[] NOT NULL, column_values text[] NOT NULL, "
+                + "moved_at timestamp with time zone NOT NULL, "
+                + "PRIMARY KEY (sink_name, target_table, old_key, source_time_ms))"
+                + dialect.distribution().distributedBy(
+                        List.of("sink_name", "target_table", "old_key", "source_time_ms"));
     }
 
-    /** The dead-letter table ({@link DeadLetterTable}): no key, so randomly distributed where tables are distributed. */
+    /**
+     * The dead-letter table ({@link DeadLetterTable}): no key, so randomly distributed where tables are distributed.
+     */
     static String deadLetterTable(String qualifiedName, Dialect dialect)
     {
-        return "CREATE TABLE IF NOT EXISTS " + qualifiedName + " (sink_name text NOT NULL, source_table text NOT NULL, target_table text NOT NULL,"
-                + " row_key text NOT NULL, source_partition text NOT NULL, source_offset text NOT NULL, column_name text, reason text NOT NULL,"
-                + " row_values text, rejected_at timestamp with time zone NOT NULL DEFAULT now())"
+        return "CREATE TABLE IF NOT EXISTS " + qualifiedName + " (sink_name text NOT NULL, source_table text NOT NULL, "
+                + "target_table text NOT NULL, row_key text NOT NULL, source_partition text NOT NULL, "
+                + "source_offset text NOT NULL, column_name text, reason text NOT NULL, row_values text, "
+                + "rejected_at timestamp with time zone NOT NULL DEFAULT now())"
                 + dialect.distribution().distributedBy(List.of());
     }
 
@@ -90,8 +97,10 @@ final class SinkTables
     static String sourceTablesTable(String qualifiedName, Dialect dialect)
     {
         return "CREATE TABLE IF NOT EXISTS " + qualifiedName
-                + " (sink_name text NOT NULL, table_oid bigint NOT NULL, source_schema text NOT NULL, source_table text NOT NULL, partitioned boolean NOT NULL,"
-                + " parent_oid bigint NOT NULL, partition_bound text, identity_without_key boolean NOT NULL, read_at timestamp with time zone NOT NULL,"
-                + " PRIMARY KEY (sink_name, table_oid))" + dialect.distribution().distributedBy(List.of("sink_name", "table_oid"));
+                + " (sink_name text NOT NULL, table_oid bigint NOT NULL, source_schema text NOT NULL, "
+                + "source_table text NOT NULL, partitioned boolean NOT NULL, parent_oid bigint NOT NULL, "
+                + "partition_bound text, identity_without_key boolean NOT NULL, "
+                + "read_at timestamp with time zone NOT NULL, PRIMARY KEY (sink_name, table_oid))"
+                + dialect.distribution().distributedBy(List.of("sink_name", "table_oid"));
     }
 }

@@ -27,7 +27,8 @@ import static io.pgsink.copy.SqlIdentifiers.quote;
  * @param typedColumns per column, whether the statements read it as an array literal of its type ({@link #bindsTyped})
  * @param typedKeys the same per primary-key column, in target key order
  */
-record SmallBatchSql(String merge, String deleteKeys, String insertRows, String deleteAndInsert, List<Boolean> typedColumns, List<Boolean> typedKeys)
+record SmallBatchSql(String merge, String deleteKeys, String insertRows, String deleteAndInsert,
+        List<Boolean> typedColumns, List<Boolean> typedKeys)
 {
     /** For plans that never take the small path (append-only and history tables). */
     static final SmallBatchSql NONE = new SmallBatchSql("", "", "", "", List.of(), List.of());
@@ -42,19 +43,24 @@ record SmallBatchSql(String merge, String deleteKeys, String insertRows, String 
      * {@code box}) and whose names, without modifier, are a type ({@code interval year to month} is
      * not).
      */
-    private static final Set<String> TYPED = Set.of("smallint", "integer", "bigint", "numeric", "real", "double precision", "boolean",
-            "date", "timestamp without time zone", "timestamp with time zone", "time without time zone", "uuid", "jsonb", "json", "bytea");
+    private static final Set<String> TYPED = Set.of("smallint", "integer", "bigint", "numeric", "real",
+            "double precision", "boolean", "date", "timestamp without time zone", "timestamp with time zone",
+            "time without time zone", "uuid", "jsonb", "json", "bytea");
     /** A type modifier as {@code format_type} prints it: {@code (20)}, {@code (12,2)}. */
     private static final Pattern TYPE_MODIFIER = Pattern.compile("\\(\\d+(,\\d+)?\\)");
 
     static SmallBatchSql create(Dialect dialect, TargetTable target, List<TargetColumn> columns, String deleteAction)
     {
         String rows = "WITH " + rows(columns) + " ";
-        List<TargetColumn> keyColumns = target.primaryKey().stream().map(name -> target.column(name).orElseThrow()).toList();
-        String deleteKeys = "WITH " + relation(KEYS, keyColumns, false) + " " + dialect.delete().deleteTouchedKeys(target, KEYS);
+        List<TargetColumn> keyColumns = target.primaryKey().stream().map(name -> target.column(name).orElseThrow())
+                .toList();
+        String deleteKeys = "WITH " + relation(KEYS, keyColumns, false) + " "
+                + dialect.delete().deleteTouchedKeys(target, KEYS);
         String insertRows = rows + insert(target, columns);
-        return new SmallBatchSql(rows + Statements.merge(target, columns, ROWS, deleteAction), deleteKeys, insertRows, deleteKeys + "; " + insertRows,
-                columns.stream().map(SmallBatchSql::bindsTyped).toList(), keyColumns.stream().map(SmallBatchSql::bindsTyped).toList());
+        return new SmallBatchSql(rows + Statements.merge(target, columns, ROWS, deleteAction), deleteKeys, insertRows,
+                deleteKeys + "; " + insertRows,
+                columns.stream().map(SmallBatchSql::bindsTyped).toList(),
+                keyColumns.stream().map(SmallBatchSql::bindsTyped).toList());
     }
 
     /** As {@link Statements#insertFromStaging}; identity columns are written as given, as COPY writes them. */
@@ -62,11 +68,15 @@ record SmallBatchSql(String merge, String deleteKeys, String insertRows, String 
     {
         String list = Statements.columnList(columns);
         boolean identity = columns.stream().anyMatch(TargetColumn::identityAlways);
-        return "INSERT INTO " + Statements.qualified(target.id()) + " (" + list + ")" + (identity ? " OVERRIDING SYSTEM VALUE" : "")
+        return "INSERT INTO " + Statements.qualified(target.id()) + " (" + list + ")"
+                + (identity ? " OVERRIDING SYSTEM VALUE" : "")
                 + " SELECT " + list + " FROM " + quote(ROWS) + " WHERE " + quote(StagingColumns.INSERT);
     }
 
-    /** The rows laid out as the staging table that {@link Statements#merge} and {@link Statements#insertFromStaging} read: the insert flag, then the columns. */
+    /**
+     * The rows laid out as the staging table that {@link Statements#merge} and {@link Statements#insertFromStaging}
+     * read: the insert flag, then the columns.
+     */
     private static String rows(List<TargetColumn> columns)
     {
         return relation(ROWS, columns, true);

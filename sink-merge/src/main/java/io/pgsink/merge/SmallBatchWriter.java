@@ -74,7 +74,8 @@ final class SmallBatchWriter
      * @param serverBindsSmallBatches whether the dialect of the current connection lets small batches skip COPY
      * @param bytesListener told the bytes of the encoded values each batch binds, as COPY tells those it sends
      */
-    SmallBatchWriter(int maxChanges, NulCharacterHandling nulHandling, BooleanSupplier serverBindsSmallBatches, MetadataValues metadata, boolean softDeletes, CopyListener bytesListener)
+    SmallBatchWriter(int maxChanges, NulCharacterHandling nulHandling, BooleanSupplier serverBindsSmallBatches,
+            MetadataValues metadata, boolean softDeletes, CopyListener bytesListener)
     {
         this.bytesListener = requireNonNull(bytesListener, "bytesListener is null");
         this.maxChanges = maxChanges;
@@ -140,7 +141,8 @@ final class SmallBatchWriter
             if (anyDeleted) {
                 for (int i = 0; i < keyColumns; i++) {
                     int column = plan.source.keyIndex(plan.fillKeyPosition[i]);
-                    bind(connection, statement, parameter++, firstColumn + column, plan.small.typedKeys().get(i), deleted);
+                    bind(connection, statement, parameter++, firstColumn + column, plan.small.typedKeys().get(i),
+                            deleted);
                 }
             }
             if (anyInserted) {
@@ -157,13 +159,18 @@ final class SmallBatchWriter
         }
     }
 
-    /** Binds the insert flags and the columns from {@code parameter} on, of the rows {@code selected} says (all when null). */
-    private void bindRows(Connection connection, PreparedStatement statement, int parameter, TablePlan plan, int firstColumn, boolean @Nullable [] selected)
+    /**
+     * Binds the insert flags and the columns from {@code parameter} on, of the rows {@code selected} says (all when
+     * null).
+     */
+    private void bindRows(Connection connection, PreparedStatement statement, int parameter, TablePlan plan,
+            int firstColumn, boolean @Nullable [] selected)
             throws SQLException
     {
         bind(connection, statement, parameter++, 0, true, selected);
         for (int column = 0; column < plan.columns.size(); column++) {
-            bind(connection, statement, parameter++, firstColumn + column, plan.small.typedColumns().get(column), selected);
+            bind(connection, statement, parameter++, firstColumn + column, plan.small.typedColumns().get(column),
+                    selected);
         }
     }
 
@@ -172,7 +179,8 @@ final class SmallBatchWriter
      * {@code parameter}: an array literal of the column's type, which the statement casts the
      * untyped parameter to ({@link SmallBatchSql#bindsTyped}), or a text array.
      */
-    private void bind(Connection connection, PreparedStatement statement, int parameter, int field, boolean typed, boolean @Nullable [] selected)
+    private void bind(Connection connection, PreparedStatement statement, int parameter, int field, boolean typed,
+            boolean @Nullable [] selected)
             throws SQLException
     {
         if (typed) {
@@ -238,7 +246,10 @@ final class SmallBatchWriter
         literal[literalLength++] = b;
     }
 
-    /** The values of field {@code field} of the selected rows: null, or the field's text (quotes removed, doubled quotes single). */
+    /**
+     * The values of field {@code field} of the selected rows: null, or the field's text (quotes removed, doubled quotes
+     * single).
+     */
     private String[] texts(int field, boolean @Nullable [] selected)
     {
         int count = rowCount;
@@ -345,7 +356,8 @@ final class SmallBatchWriter
                 }
                 if (csv[position++] == '\n') {
                     if (column != fields - 1) {
-                        throw new IllegalStateException("Row " + row + " of a small batch has " + (column + 1) + " fields, expected " + fields);
+                        throw new IllegalStateException("Row " + row + " of a small batch has " + (column + 1)
+                                + " fields, expected " + fields);
                     }
                     span++;
                     break;

@@ -41,14 +41,20 @@ final class SoftDeletes
             keyMatch.add("t." + quote(column) + " = s." + quote(column));
         }
         return "SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; "
-                + "UPDATE " + Statements.qualified(target.id()) + " AS t SET " + assignments(metadata) + " FROM " + quote(stagingName) + " AS s WHERE " + keyMatch
+                + "UPDATE " + Statements.qualified(target.id()) + " AS t SET " + assignments(metadata) + " FROM "
+                + quote(stagingName) + " AS s WHERE " + keyMatch
                 + " AND NOT s." + quote(StagingColumns.INSERT);
     }
 
-    /** Delete-insert with soft deletes: the keys that have a row are deleted and inserted again, the deleted ones marked. */
-    static String deleteInsert(Dialect dialect, TargetTable target, List<TargetColumn> columns, List<TargetColumn> metadata, String stagingName)
+    /**
+     * Delete-insert with soft deletes: the keys that have a row are deleted and inserted again, the deleted ones
+     * marked.
+     */
+    static String deleteInsert(Dialect dialect, TargetTable target, List<TargetColumn> columns,
+            List<TargetColumn> metadata, String stagingName)
     {
-        return dialect.delete().deleteStagedRows(target, stagingName) + "; " + markStagedDeletes(target, metadata, stagingName) + "; "
+        return dialect.delete().deleteStagedRows(target, stagingName) + "; "
+                + markStagedDeletes(target, metadata, stagingName) + "; "
                 + Statements.insertFromStaging(target.id(), columns, stagingName);
     }
 

@@ -37,7 +37,8 @@ public final class SourceTableStore
      * and create), name, whether it is partitioned, the partitioned table it is a partition of
      * (0 for none) with its bound, and whether its replica identity leaves key columns out.
      */
-    public record StoredTable(long oid, TableId name, boolean partitioned, long parentOid, Optional<String> bound, boolean identityWithoutKey)
+    public record StoredTable(long oid, TableId name, boolean partitioned, long parentOid, Optional<String> bound,
+            boolean identityWithoutKey)
     {
         public StoredTable
         {
@@ -74,12 +75,14 @@ public final class SourceTableStore
             throws SQLException
     {
         List<StoredTable> tables = new ArrayList<>();
-        try (PreparedStatement statement = connection.prepareStatement("SELECT table_oid, source_schema, source_table, partitioned, parent_oid, partition_bound, identity_without_key FROM "
+        try (PreparedStatement statement = connection.prepareStatement("SELECT table_oid, source_schema, source_table, "
+                + "partitioned, parent_oid, partition_bound, identity_without_key FROM "
                 + qualifiedTable + " WHERE sink_name = ? ORDER BY table_oid")) {
             statement.setString(1, sinkName);
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
-                    tables.add(new StoredTable(rows.getLong(1), TableId.of(rows.getString(2), rows.getString(3)), rows.getBoolean(4), rows.getLong(5),
+                    tables.add(new StoredTable(rows.getLong(1), TableId.of(rows.getString(2), rows.getString(3)),
+                            rows.getBoolean(4), rows.getLong(5),
                             Optional.ofNullable(rows.getString(6)), rows.getBoolean(7)));
                 }
             }
@@ -125,12 +128,16 @@ public final class SourceTableStore
         }
     }
 
-    /** Stores one table of a reading: a plain INSERT (the sink's rows were deleted first), as Greenplum 6 has no {@code ON CONFLICT}. */
+    /**
+     * Stores one table of a reading: a plain INSERT (the sink's rows were deleted first), as Greenplum 6 has no
+     * {@code ON CONFLICT}.
+     */
     @Language("SQL")
     static String insert(String qualifiedTable)
     {
         return "INSERT INTO " + qualifiedTable
-                + " (sink_name, table_oid, source_schema, source_table, partitioned, parent_oid, partition_bound, identity_without_key, read_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, now())";
+                + " (sink_name, table_oid, source_schema, source_table, partitioned, parent_oid, partition_bound, "
+                + "identity_without_key, read_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, now())";
     }
 
     @Language("SQL")
@@ -145,11 +152,15 @@ public final class SourceTableStore
      */
     public String forgetStatement(TableId table)
     {
-        return "DELETE FROM " + qualifiedTable + " WHERE sink_name = " + literal(sinkName) + " AND source_schema = " + literal(table.schema())
+        return "DELETE FROM " + qualifiedTable + " WHERE sink_name = " + literal(sinkName) + " AND source_schema = "
+                + literal(table.schema())
                 + " AND source_table = " + literal(table.table());
     }
 
-    /** Whether target table {@code table} exists (visible to the target user): a rename of its source table was followed in the target. */
+    /**
+     * Whether target table {@code table} exists (visible to the target user): a rename of its source table was followed
+     * in the target.
+     */
     public static boolean targetTableExists(Connection connection, TableId table)
             throws SQLException
     {

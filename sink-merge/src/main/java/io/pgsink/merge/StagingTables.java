@@ -63,7 +63,8 @@ final class StagingTables
     void prepare(TargetTransaction transaction, List<TablePlan> plans)
             throws SQLException
     {
-        Map<TableId, TablePlan> existing = staged.computeIfAbsent(transaction.driverConnection(), ignored -> new HashMap<>());
+        Map<TableId, TablePlan> existing = staged.computeIfAbsent(transaction.driverConnection(),
+                ignored -> new HashMap<>());
         Connection connection = transaction.connection();
         boolean created = false;
         for (TablePlan plan : plans) {
@@ -85,7 +86,9 @@ final class StagingTables
         }
     }
 
-    /** The session of the transaction's connection has lost its staging tables: they are created again on its next use. */
+    /**
+     * The session of the transaction's connection has lost its staging tables: they are created again on its next use.
+     */
     void forget(TargetTransaction transaction)
     {
         staged.remove(transaction.driverConnection());
@@ -94,6 +97,7 @@ final class StagingTables
     /** Whether {@code failure} says that a staging table is gone from its session. */
     static boolean isLost(SQLException failure)
     {
-        return SqlFailures.UNDEFINED_TABLE.equals(failure.getSQLState()) && failure.getMessage() != null && failure.getMessage().contains(PREFIX);
+        return SqlFailures.UNDEFINED_TABLE.equals(failure.getSQLState()) && failure.getMessage() != null
+                && failure.getMessage().contains(PREFIX);
     }
 }

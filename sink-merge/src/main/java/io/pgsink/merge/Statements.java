@@ -10,7 +10,10 @@ import static io.pgsink.copy.SqlIdentifiers.quote;
 /** The apply statements both dialects share. Identifiers are always quoted. */
 final class Statements
 {
-    /** Turns hash and merge joins off for the transaction, so that statements probe the primary-key index per key (see {@link #mergeFromStaging}). */
+    /**
+     * Turns hash and merge joins off for the transaction, so that statements probe the primary-key index per key (see
+     * {@link #mergeFromStaging}).
+     */
     static final String PROBE_KEY_INDEX = "SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; ";
 
     private Statements() {}
@@ -38,7 +41,8 @@ final class Statements
     static String insertFromStaging(TableId target, List<TargetColumn> columns, String stagingName)
     {
         String list = columnList(columns);
-        return "INSERT INTO " + qualified(target) + " (" + list + ") SELECT " + list + " FROM " + quote(stagingName) + " WHERE " + quote(StagingColumns.INSERT);
+        return "INSERT INTO " + qualified(target) + " (" + list + ") SELECT " + list + " FROM " + quote(stagingName)
+                + " WHERE " + quote(StagingColumns.INSERT);
     }
 
     /**
@@ -60,8 +64,12 @@ final class Statements
         return mergeFromStaging(target, columns, stagingName, "DELETE");
     }
 
-    /** As {@link #mergeFromStaging(TargetTable, List, String)}, with {@code deleteAction} for a staged delete of a key the target holds. */
-    static String mergeFromStaging(TargetTable target, List<TargetColumn> columns, String stagingName, String deleteAction)
+    /**
+     * As {@link #mergeFromStaging(TargetTable, List, String)}, with {@code deleteAction} for a staged delete of a key
+     * the target holds.
+     */
+    static String mergeFromStaging(TargetTable target, List<TargetColumn> columns, String stagingName,
+            String deleteAction)
     {
         return PROBE_KEY_INDEX + merge(target, columns, stagingName, deleteAction);
     }
@@ -94,11 +102,13 @@ final class Statements
             }
         }
         String insert = quote(StagingColumns.INSERT);
-        return "MERGE INTO " + qualified(target.id()) + " AS t USING (SELECT * FROM " + quote(stagingName) + " ORDER BY " + keyOrder + ") AS s ON " + keyMatch
+        return "MERGE INTO " + qualified(target.id()) + " AS t USING (SELECT * FROM " + quote(stagingName)
+                + " ORDER BY " + keyOrder + ") AS s ON " + keyMatch
                 + " WHEN MATCHED AND NOT s." + insert + " THEN " + deleteAction
                 + " WHEN MATCHED THEN " + (assignments.length() == 0 ? "DO NOTHING" : "UPDATE SET " + assignments)
                 // as COPY does, write identity columns as given
-                + " WHEN NOT MATCHED AND s." + insert + " THEN INSERT (" + columnList(columns) + ") OVERRIDING SYSTEM VALUE VALUES (" + values + ")";
+                + " WHEN NOT MATCHED AND s." + insert + " THEN INSERT (" + columnList(columns)
+                + ") OVERRIDING SYSTEM VALUE VALUES (" + values + ")";
     }
 
     /**
@@ -142,7 +152,8 @@ final class Statements
             if (target.primaryKey().contains(columns.get(i).name())) {
                 continue;
             }
-            assignments.add(column + " = CASE WHEN substr(" + mask + ", " + (i + 1) + ", 1) = '1' THEN t." + column + " ELSE s." + column + " END");
+            assignments.add(column + " = CASE WHEN substr(" + mask + ", " + (i + 1) + ", 1) = '1' THEN t." + column
+                    + " ELSE s." + column + " END");
         }
         assignments.add(quote(StagingColumns.UNAVAILABLE) + " = NULL");
         StringJoiner fillKey = new StringJoiner(" AND ");
@@ -150,7 +161,8 @@ final class Statements
             String column = quote(target.primaryKey().get(i));
             fillKey.add("t." + column + " = COALESCE(s." + quote(StagingColumns.fill(i)) + ", s." + column + ")");
         }
-        return "UPDATE " + quote(stagingName) + " AS s SET " + assignments + " FROM " + qualified(target.id()) + " AS t WHERE " + mask + " IS NOT NULL AND " + fillKey;
+        return "UPDATE " + quote(stagingName) + " AS s SET " + assignments + " FROM " + qualified(target.id())
+                + " AS t WHERE " + mask + " IS NOT NULL AND " + fillKey;
     }
 
     /**
@@ -167,6 +179,7 @@ final class Statements
         for (int i = 0; i < target.primaryKey().size(); i++) {
             keys.add(quote(StagingColumns.fill(i)) + "::text");
         }
-        return "SELECT " + quote(StagingColumns.UNAVAILABLE) + ", " + keys + " FROM " + quote(stagingName) + " WHERE " + quote(StagingColumns.UNAVAILABLE) + " IS NOT NULL LIMIT 10";
+        return "SELECT " + quote(StagingColumns.UNAVAILABLE) + ", " + keys + " FROM " + quote(stagingName) + " WHERE "
+                + quote(StagingColumns.UNAVAILABLE) + " IS NOT NULL LIMIT 10";
     }
 }

@@ -34,7 +34,9 @@ final class TablePlan
     final TableSchema source;
     final TargetTable target;
     final boolean appendOnly;
-    /** Whether every change is appended to the target as a row of its own (a history table, see {@link HistoryTables}). */
+    /**
+     * Whether every change is appended to the target as a row of its own (a history table, see {@link HistoryTables}).
+     */
     final boolean history;
     /** Source columns, then metadata columns. */
     final List<TargetColumn> columns;
@@ -43,7 +45,9 @@ final class TablePlan
     /** For each metadata column (index {@code i - sourceColumns} of {@link #columns}), what it holds. */
     final ChangeMetadata.Kind[] metadataKinds;
     final ValueEncoder[] encoders;
-    /** The binary encoders of the staged columns, or null when one of them has none (the table is always copied as CSV). */
+    /**
+     * The binary encoders of the staged columns, or null when one of them has none (the table is always copied as CSV).
+     */
     @Nullable
     final BinaryValueEncoder[] binaryEncoders;
     /** For each staged column, its position in the key, or -1. */
@@ -63,7 +67,10 @@ final class TablePlan
     final String unfilled;
     final String delete;
     final String insertFromStaging;
-    /** Deletes, updates and inserts every staged change in one statement (PostgreSQL 15+, see {@link Statements#mergeFromStaging}). */
+    /**
+     * Deletes, updates and inserts every staged change in one statement (PostgreSQL 15+, see
+     * {@link Statements#mergeFromStaging}).
+     */
     final String merge;
     /** Deletes the staged deletes, and upserts every other staged row (see {@link TableWriter.ApplyMethod#UPSERT}). */
     final String upsert;
@@ -79,7 +86,8 @@ final class TablePlan
      */
     final boolean mergeable;
 
-    private TablePlan(TableSchema source, TargetTable target, boolean appendOnly, List<TargetColumn> sourceColumns, ChangeMetadata metadata, List<TargetColumn> metadataColumns,
+    private TablePlan(TableSchema source, TargetTable target, boolean appendOnly, List<TargetColumn> sourceColumns,
+            ChangeMetadata metadata, List<TargetColumn> metadataColumns,
             boolean history, String stagingName, Dialect dialect, CopyFormat format)
     {
         this.source = source;
@@ -134,21 +142,27 @@ final class TablePlan
             }
             stagedNames.addAll(names);
             this.createStaging = dialect.staging().createStagingTable(stagingName, columns, target);
-            this.copyStaging = CopyLoader.copyStatement(io.pgsink.copy.SqlIdentifiers.quote(stagingName), stagedNames, format);
-            this.copyStagingBinary = CopyLoader.binaryCopyStatement(io.pgsink.copy.SqlIdentifiers.quote(stagingName), stagedNames);
+            this.copyStaging = CopyLoader.copyStatement(io.pgsink.copy.SqlIdentifiers.quote(stagingName), stagedNames,
+                    format);
+            this.copyStagingBinary = CopyLoader.binaryCopyStatement(io.pgsink.copy.SqlIdentifiers.quote(stagingName),
+                    stagedNames);
             this.fill = Statements.fillUnavailable(target, columns, stagingName);
             this.unfilled = Statements.unfilledRows(target, stagingName);
             this.insertFromStaging = Statements.insertFromStaging(target.id(), columns, stagingName);
             if (softDelete) {
                 this.delete = SoftDeletes.deleteInsert(dialect, target, columns, metadataColumns, stagingName);
-                this.merge = Statements.mergeFromStaging(target, columns, stagingName, SoftDeletes.mergeDeleteAction(metadataColumns));
-                this.upsert = SoftDeletes.markStagedDeletes(target, metadataColumns, stagingName) + "; " + Statements.upsertFromStaging(target, columns, stagingName);
-                this.small = SmallBatchSql.create(dialect, target, columns, SoftDeletes.mergeDeleteAction(metadataColumns));
+                this.merge = Statements.mergeFromStaging(target, columns, stagingName,
+                        SoftDeletes.mergeDeleteAction(metadataColumns));
+                this.upsert = SoftDeletes.markStagedDeletes(target, metadataColumns, stagingName) + "; "
+                        + Statements.upsertFromStaging(target, columns, stagingName);
+                this.small = SmallBatchSql.create(dialect, target, columns,
+                        SoftDeletes.mergeDeleteAction(metadataColumns));
             }
             else {
                 this.delete = dialect.delete().deleteTouchedKeys(target, stagingName);
                 this.merge = Statements.mergeFromStaging(target, columns, stagingName);
-                this.upsert = dialect.delete().deleteStagedDeletes(target, stagingName) + "; " + Statements.upsertFromStaging(target, columns, stagingName);
+                this.upsert = dialect.delete().deleteStagedDeletes(target, stagingName) + "; "
+                        + Statements.upsertFromStaging(target, columns, stagingName);
                 this.small = SmallBatchSql.create(dialect, target, columns, "DELETE");
             }
             this.mergeable = target.uniqueIndexes().isEmpty()
@@ -171,7 +185,8 @@ final class TablePlan
      *
      * @throws SinkException {@link ErrorCode#SCHEMA_MISMATCH} naming the tables and columns that do not fit
      */
-    static TablePlan create(TableSchema source, TargetTable target, Dialect dialect, CopyFormat format, boolean appendOnlyWithoutKey, String stagingName)
+    static TablePlan create(TableSchema source, TargetTable target, Dialect dialect, CopyFormat format,
+            boolean appendOnlyWithoutKey, String stagingName)
     {
         return create(source, target, dialect, format, appendOnlyWithoutKey, stagingName, ChangeMetadata.NONE, false);
     }
@@ -180,7 +195,8 @@ final class TablePlan
      * As {@link #create(TableSchema, TargetTable, Dialect, CopyFormat, boolean, String)}, with the
      * metadata columns and, for a history table ({@code history}), no key to merge by.
      */
-    static TablePlan create(TableSchema source, TargetTable target, Dialect dialect, CopyFormat format, boolean appendOnlyWithoutKey, String stagingName,
+    static TablePlan create(TableSchema source, TargetTable target, Dialect dialect, CopyFormat format,
+            boolean appendOnlyWithoutKey, String stagingName,
             ChangeMetadata metadata, boolean history)
     {
         requireNonNull(source, "source is null");
@@ -192,36 +208,52 @@ final class TablePlan
             target.column(column.name()).ifPresentOrElse(columns::add, () -> missing.add(column.name()));
         }
         if (!missing.isEmpty()) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to " + target.id() + ": target has no column(s) " + missing
-                    + " (target columns: " + target.columnNames() + "). Add them to the target table, or set schema.evolution=add-columns.");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to "
+                    + target.id() + ": target has no column(s) " + missing
+                    + " (target columns: " + target.columnNames() + "). Add them to the target table, or set "
+                    + "schema.evolution=add-columns.");
         }
         List<TargetColumn> metadataColumns = MetadataColumns.resolve(metadata, source, target);
         if (history) {
             HistoryTables.checkTarget(source, target, metadata);
-            return new TablePlan(source, target, false, columns, metadata, metadataColumns, true, stagingName, dialect, format);
+            return new TablePlan(source, target, false, columns, metadata, metadataColumns, true, stagingName, dialect,
+                    format);
         }
         if (!source.hasKey()) {
             if (!appendOnlyWithoutKey) {
-                throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + ": the source table has no primary key, so changes cannot be merged by key."
-                        + " Add a primary key, or set tables.without.key=append-only to copy its inserts straight into " + target.id() + ".");
+                throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table()
+                        + ": the source table has no primary key, so changes cannot be merged by key."
+                        + " Add a primary key, or set tables.without.key=append-only to copy its inserts straight into "
+                        + target.id() + ".");
             }
-            return new TablePlan(source, target, true, columns, metadata, metadataColumns, false, stagingName, dialect, format);
+            return new TablePlan(source, target, true, columns, metadata, metadataColumns, false, stagingName, dialect,
+                    format);
         }
         Set<String> sourceKey = new HashSet<>(source.keyColumns());
         if (target.primaryKey().isEmpty()) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to " + target.id() + ": the target table has no primary key;"
-                    + " pgsink deletes and rewrites rows by key, so the target needs PRIMARY KEY (" + String.join(", ", source.keyColumns()) + ").");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to "
+                    + target.id() + ": the target table has no primary key;"
+                    + " pgsink deletes and rewrites rows by key, so the target needs PRIMARY KEY ("
+                    + String.join(", ", source.keyColumns()) + ").");
         }
         if (!sourceKey.equals(new HashSet<>(target.primaryKey()))) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to " + target.id() + ": source key " + source.keyColumns()
-                    + " differs from the target's primary key " + target.primaryKey() + " (the source's primary key changed, or the target was made with another):"
-                    + " rows are merged by the source key, which must be the target's. Change the target's primary key (ALTER TABLE " + target.id()
-                    + " DROP CONSTRAINT ..., ADD PRIMARY KEY (" + source.keyColumns().stream().map(SqlIdentifiers::quote).collect(Collectors.joining(", ")) + ")) and restart.");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to "
+                    + target.id() + ": source key " + source.keyColumns()
+                    + " differs from the target's primary key " + target.primaryKey()
+                    + " (the source's primary key changed, or the target was made with another):"
+                    + " rows are merged by the source key, which must be the target's. Change the target's primary key "
+                    + "(ALTER TABLE " + target.id()
+                    + " DROP CONSTRAINT ..., ADD PRIMARY KEY (" + source.keyColumns().stream()
+                    .map(SqlIdentifiers::quote).collect(Collectors.joining(", ")) + ")) and restart.");
         }
         if (dialect.distribution().distributes() && !sourceKey.containsAll(target.distributionKey())) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to " + target.id() + ": the Greenplum distribution key "
-                    + target.distributionKey() + " is not part of the primary key " + target.primaryKey() + ", so a key cannot be located on one segment. Distribute the table by (part of) its primary key.");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot apply changes of " + source.table() + " to "
+                    + target.id() + ": the Greenplum distribution key "
+                    + target.distributionKey() + " is not part of the primary key " + target.primaryKey()
+                    + ", so a key cannot be located on one segment. Distribute the table by (part of) "
+                    + "its primary key.");
         }
-        return new TablePlan(source, target, false, columns, metadata, metadataColumns, false, stagingName, dialect, format);
+        return new TablePlan(source, target, false, columns, metadata, metadataColumns, false, stagingName, dialect,
+                format);
     }
 }

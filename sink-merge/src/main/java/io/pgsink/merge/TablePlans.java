@@ -85,7 +85,8 @@ final class TablePlans
         this.widenTypes = config.widensColumns();
         this.metadata = config.changeMetadata();
         this.columnSelection = config.columnSelection();
-        this.metadataColumnNames = metadata.columns().stream().map(ChangeMetadata.Column::name).collect(Collectors.toUnmodifiableSet());
+        this.metadataColumnNames = metadata.columns().stream().map(ChangeMetadata.Column::name)
+                .collect(Collectors.toUnmodifiableSet());
         this.staging = requireNonNull(staging, "staging is null");
     }
 
@@ -100,7 +101,8 @@ final class TablePlans
     {
         TablePlan plan = plans.get(source);
         if (plan == null) {
-            throw new IllegalStateException("No plan for " + source + ": its schema was not planned before its changes were applied");
+            throw new IllegalStateException("No plan for " + source + ": its schema was not planned before its "
+                    + "changes were applied");
         }
         return plan;
     }
@@ -119,23 +121,28 @@ final class TablePlans
             // a new source schema version: the target may have changed too
             target = readTarget(connection, dialect, targetId, schema);
         }
-        List<String> alterations = SchemaEvolution.typeChanges(previous == null ? null : previous.source, schema, target, widenTypes);
+        List<String> alterations = SchemaEvolution.typeChanges(previous == null ? null : previous.source, schema,
+                target, widenTypes);
         Optional<List<SourceAttribute>> catalog = Optional.empty();
         if (evolveSchema) {
             Map<String, String> renames = ColumnRenames.detect(recorded(schema.table()), schema, target, sourceColumns,
                     column -> metadataColumnNames.contains(column) || !columnSelection.writes(schema.table(), column));
             if (!renames.isEmpty()) {
                 pending.addAll(ColumnRenames.statements(target, renames));
-                log.info("{} - renaming column(s) of {} as on the source {} in the transaction that applies the new schema of {}", sinkName, targetId, renames, schema.table());
+                log.info("{} - renaming column(s) of {} as on the source {} in the transaction that applies the "
+                        + "new schema of {}", sinkName, targetId, renames, schema.table());
                 target = ColumnRenames.renamed(target, renames);
             }
             catalog = sourceColumns.read(schema.table());
-            List<String> additions = new ArrayList<>(SchemaEvolution.addColumns(schema, target, byName(catalog), () -> hasRows(connection, targetId)));
+            List<String> additions =
+                    new ArrayList<>(SchemaEvolution.addColumns(schema, target, byName(catalog),
+                            () -> hasRows(connection, targetId)));
             additions.addAll(MetadataColumns.addColumns(metadata, target));
             additions.addAll(alterations);
             if (!additions.isEmpty()) {
                 SchemaEvolution.execute(connection, additions);
-                log.info("{} - added or widened column(s) of {} for the new schema of {}: {}", sinkName, targetId, schema.table(), additions);
+                log.info("{} - added or widened column(s) of {} for the new schema of {}: {}", sinkName, targetId,
+                        schema.table(), additions);
                 target = readTarget(connection, dialect, targetId, schema);
                 if (!renames.isEmpty()) {
                     // the catalog still shows the old names: the data transaction renames them
@@ -144,7 +151,8 @@ final class TablePlans
             }
         }
         uncommitted.put(schema.table(), ColumnRenames.Recorded.of(schema, catalog));
-        TablePlan plan = TablePlan.create(schema, target, dialect, format, appendOnlyWithoutKey, staging.newName(targetId), metadata, metadata.isHistory(schema.table()));
+        TablePlan plan = TablePlan.create(schema, target, dialect, format, appendOnlyWithoutKey,
+                staging.newName(targetId), metadata, metadata.isHistory(schema.table()));
         plans.put(schema.table(), plan);
         if (!plan.appendOnly && !plan.history && !target.uniqueIndexes().isEmpty()
                 && !target.uniqueIndexes().equals(announcedUniqueIndexes.put(targetId, target.uniqueIndexes()))) {
@@ -189,7 +197,9 @@ final class TablePlans
         pending.clear();
     }
 
-    /** The target changed under the sink (a table or column it planned with is gone): read the catalog again next time. */
+    /**
+     * The target changed under the sink (a table or column it planned with is gone): read the catalog again next time.
+     */
     void forget()
     {
         plans.clear();
@@ -200,20 +210,23 @@ final class TablePlans
     private ColumnRenames.Recorded recorded(TableId table)
     {
         ColumnRenames.Recorded recorded = committed.get(table);
-        return recorded != null ? recorded : sourceColumns.initial(table).map(ColumnRenames.Recorded::initial).orElse(null);
+        return recorded != null ? recorded
+                : sourceColumns.initial(table).map(ColumnRenames.Recorded::initial).orElse(null);
     }
 
     private static Map<String, SourceAttribute> byName(Optional<List<SourceAttribute>> catalog)
     {
         Map<String, SourceAttribute> byName = new HashMap<>();
-        catalog.ifPresent(attributes -> attributes.stream().filter(attribute -> !attribute.dropped()).forEach(attribute -> byName.put(attribute.name(), attribute)));
+        catalog.ifPresent(attributes -> attributes.stream().filter(attribute -> !attribute.dropped())
+                .forEach(attribute -> byName.put(attribute.name(), attribute)));
         return byName;
     }
 
     private static boolean hasRows(Connection connection, TableId table)
             throws SQLException
     {
-        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery("SELECT 1 FROM " + Statements.qualified(table) + " LIMIT 1")) {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT 1 FROM " + Statements.qualified(table) + " LIMIT 1")) {
             return rows.next();
         }
     }
@@ -223,13 +236,18 @@ final class TablePlans
     {
         Optional<TargetTable> found = TargetCatalog.read(connection, targetId, dialect);
         if (found.isEmpty() && evolveSchema) {
-            SchemaEvolution.execute(connection, SchemaEvolution.createTable(targetId, schema, dialect, TargetCatalog.schemaExists(connection, targetId.schema()), metadata,
+            SchemaEvolution.execute(connection,
+                    SchemaEvolution.createTable(targetId, schema, dialect,
+                            TargetCatalog.schemaExists(connection, targetId.schema()), metadata,
                     metadata.isHistory(schema.table())));
             log.info("{} - created target table {} for {}", sinkName, targetId, schema.table());
             found = TargetCatalog.read(connection, targetId, dialect);
         }
-        TargetTable target = found.orElseThrow(() -> new SinkException(ErrorCode.SCHEMA_MISMATCH, "Target table " + targetId + " does not exist (or the target user cannot see it)."
-                + " Create it with the columns and primary key of " + schema.table() + ", or set schema.evolution=add-columns to have pgsink create it."));
+        TargetTable target = found.orElseThrow(() ->
+                new SinkException(ErrorCode.SCHEMA_MISMATCH, "Target table " + targetId
+                        + " does not exist (or the target user cannot see it)."
+                + " Create it with the columns and primary key of " + schema.table()
+                + ", or set schema.evolution=add-columns to have pgsink create it."));
         targets.put(targetId, target);
         return target;
     }

@@ -76,7 +76,9 @@ final class TableWriter
      */
     static final int SMALL_BATCH_CHANGES = 256;
 
-    /** Whether the keys the buffer took for new ({@link RowChange#isFresh()}) are trusted to be absent from the target. */
+    /**
+     * Whether the keys the buffer took for new ({@link RowChange#isFresh()}) are trusted to be absent from the target.
+     */
     enum FreshKeys
     {
         /**
@@ -91,7 +93,10 @@ final class TableWriter
     /** How staged changes to existing keys are applied. */
     enum ApplyMethod
     {
-        /** One {@code MERGE}, for the tables whose rows it pays for (PostgreSQL 15+, when {@code target.update.mode} allows it). */
+        /**
+         * One {@code MERGE}, for the tables whose rows it pays for (PostgreSQL 15+, when {@code target.update.mode}
+         * allows it).
+         */
         MERGE,
         /**
          * Where there is no {@code MERGE} but {@code INSERT ... ON CONFLICT} (Greenplum 7, Apache
@@ -109,7 +114,10 @@ final class TableWriter
     private final BooleanSupplier serverReadsBinary;
     private final CopyListener copyListener;
     private final CopyRows rows;
-    /** {@code delete.mode=soft}: deleted keys keep their rows, so every change is staged with its whole row (see {@link SoftDeletes}). */
+    /**
+     * {@code delete.mode=soft}: deleted keys keep their rows, so every change is staged with its whole row (see
+     * {@link SoftDeletes}).
+     */
     private final boolean softDeletes;
     private final SmallBatchWriter small;
 
@@ -120,7 +128,8 @@ final class TableWriter
      *        batches up to that size are applied without COPY ({@link SmallBatchWriter}) where
      *        {@code serverBindsSmallBatches} says so; {@code delete.mode}
      */
-    TableWriter(SinkConfig config, BooleanSupplier serverReadsBinary, BooleanSupplier serverBindsSmallBatches, CopyListener copyListener, MetadataValues metadata)
+    TableWriter(SinkConfig config, BooleanSupplier serverReadsBinary, BooleanSupplier serverBindsSmallBatches,
+            CopyListener copyListener, MetadataValues metadata)
     {
         this.format = config.copyFormat();
         this.dataFormat = config.copyDataFormat();
@@ -128,7 +137,8 @@ final class TableWriter
         this.copyListener = requireNonNull(copyListener, "copyListener is null");
         this.rows = new CopyRows(metadata);
         this.softDeletes = config.changeMetadata().softDeletes();
-        this.small = new SmallBatchWriter(config.smallBatchMaxEvents(), format.nulHandling(), serverBindsSmallBatches, metadata, softDeletes, copyListener);
+        this.small = new SmallBatchWriter(config.smallBatchMaxEvents(), format.nulHandling(), serverBindsSmallBatches,
+                metadata, softDeletes, copyListener);
     }
 
     void truncate(Connection connection, TableId target)
@@ -162,13 +172,15 @@ final class TableWriter
     }
 
     /** Writes the batch's changes (not its truncate, see {@link #truncate}) to the plan's target table. */
-    void write(Connection connection, TablePlan plan, TableBatch batch, FreshKeys freshKeys, ApplyMethod method, FlushPhases phases)
+    void write(Connection connection, TablePlan plan, TableBatch batch, FreshKeys freshKeys, ApplyMethod method,
+            FlushPhases phases)
             throws SQLException
     {
         long start = System.nanoTime();
         if (plan.appendOnly || plan.history) {
             // a history row per change (deletes included), or a table without a key: straight into the target
-            copy(connection, plan, batch, CopyRows.Layout.TARGET_ROWS, plan.history ? RowFilter.STAGED : RowFilter.DIRECT, FreshKeys.DISTRUSTED);
+            copy(connection, plan, batch, CopyRows.Layout.TARGET_ROWS,
+                    plan.history ? RowFilter.STAGED : RowFilter.DIRECT, FreshKeys.DISTRUSTED);
             phases.add(FlushPhases.Phase.COPY_TARGET, start);
             return;
         }
@@ -184,7 +196,8 @@ final class TableWriter
             return;
         }
         String apply = !merge ? plan.delete : method == ApplyMethod.MERGE ? plan.merge : plan.upsert;
-        // soft deletes tell a staged delete from a staged row by the insert flag, so rows are staged whole, as for merging
+        // soft deletes tell a staged delete from a staged row by the insert flag, so rows are staged whole, as for
+        // merging
         boolean wholeRows = merge || softDeletes;
         boolean stageAll = switch (freshKeys) {
             case TRUSTED -> wholeRows && batch.changes().size() <= SMALL_BATCH_CHANGES;
@@ -200,7 +213,8 @@ final class TableWriter
             anyDirect |= direct.test(change);
         }
         if (anyStaged) {
-            copy(connection, plan, batch, wholeRows ? CopyRows.Layout.STAGED_ROWS : CopyRows.Layout.STAGED_KEYS, staged, FreshKeys.DISTRUSTED);
+            copy(connection, plan, batch, wholeRows ? CopyRows.Layout.STAGED_ROWS : CopyRows.Layout.STAGED_KEYS, staged,
+                    FreshKeys.DISTRUSTED);
             start = phases.add(FlushPhases.Phase.COPY_STAGING, start);
             if (batch.rowsWithUnavailableValues() > 0) {
                 try (Statement statement = connection.createStatement()) {
@@ -248,7 +262,8 @@ final class TableWriter
      * COPYs the changes {@code filter} selects, laid out as {@code layout} says. With
      * {@link FreshKeys#TRUSTED}, a unique violation means a fresh key existed after all.
      */
-    private void copy(Connection connection, TablePlan plan, TableBatch batch, CopyRows.Layout layout, RowFilter filter, FreshKeys freshKeys)
+    private void copy(Connection connection, TablePlan plan, TableBatch batch, CopyRows.Layout layout, RowFilter filter,
+            FreshKeys freshKeys)
             throws SQLException
     {
         List<RowChange> changes = batch.changes();
@@ -263,10 +278,12 @@ final class TableWriter
         };
         try {
             if (binary) {
-                CopyLoader.copyInBinary(connection, copySql, format.nulHandling(), writer -> writeRows(writer, plan, changes, filter, layout), copyListener);
+                CopyLoader.copyInBinary(connection, copySql, format.nulHandling(),
+                        writer -> writeRows(writer, plan, changes, filter, layout), copyListener);
             }
             else {
-                CopyLoader.copyIn(connection, copySql, format, writer -> writeRows(writer, plan, changes, filter, layout), copyListener);
+                CopyLoader.copyIn(connection, copySql, format,
+                        writer -> writeRows(writer, plan, changes, filter, layout), copyListener);
             }
         }
         catch (CopyRejectedException e) {
@@ -300,7 +317,8 @@ final class TableWriter
         }
     }
 
-    private void writeRows(CopyRowWriter writer, TablePlan plan, List<RowChange> changes, RowFilter filter, CopyRows.Layout layout)
+    private void writeRows(CopyRowWriter writer, TablePlan plan, List<RowChange> changes, RowFilter filter,
+            CopyRows.Layout layout)
             throws SQLException
     {
         for (RowChange change : changes) {
@@ -319,7 +337,8 @@ final class TableWriter
     private boolean binary(TablePlan plan, List<RowChange> changes, RowFilter filter)
     {
         // metadata columns (history tables, change metadata) are written as CSV: their values are made while writing
-        if (dataFormat == CopyDataFormat.CSV || plan.binaryEncoders == null || plan.sourceColumns != plan.columns.size() || !serverReadsBinary.getAsBoolean()) {
+        if (dataFormat == CopyDataFormat.CSV || plan.binaryEncoders == null || plan.sourceColumns != plan.columns.size()
+                || !serverReadsBinary.getAsBoolean()) {
             return false;
         }
         for (RowChange change : changes) {
@@ -371,30 +390,37 @@ final class TableWriter
                     missing.add("key (" + String.join(", ", key) + ") column(s) " + columns);
                 }
                 else {
-                    moved.add("key (" + String.join(", ", key) + ") column(s) " + columns + " moved from key (" + String.join(", ", oldKey) + ")");
+                    moved.add("key (" + String.join(", ", key) + ") column(s) " + columns + " moved from key ("
+                            + String.join(", ", oldKey) + ")");
                 }
             }
         }
         if (missing.isEmpty() && moved.isEmpty()) {
             return;
         }
-        StringBuilder message = new StringBuilder("Cannot apply changes to " + plan.target.id() + ": the source did not send unchanged TOAST values");
+        StringBuilder message = new StringBuilder("Cannot apply changes to " + plan.target.id()
+                + ": the source did not send unchanged TOAST values");
         if (!moved.isEmpty()) {
-            message.append(" of the new rows of primary-key changes, and the target no longer has the old rows to take them from: ").append(String.join("; ", moved))
+            message.append(" of the new rows of primary-key changes, and the target no longer has the old rows to "
+                    + "take them from: ").append(String.join("; ", moved))
                     .append(". The delete of each key change was applied before its create, in an earlier flush"
-                            + " (Kafka Connect: the old row was not saved in pgsink_moved_rows within key.change.wait.ms,"
+                            + " (Kafka Connect: the old row was not saved in pgsink_moved_rows within "
+                            + "key.change.wait.ms,"
                             + " or was cleaned up before the create came; see the WARN that named the create),"
                             + " or the target never had the old row.");
         }
         if (!missing.isEmpty()) {
-            message.append(moved.isEmpty() ? " and" : " For other rows,").append(" the target has no row to take them from: ").append(String.join("; ", missing))
+            message.append(moved.isEmpty() ? " and" : " For other rows,")
+                    .append(" the target has no row to take them from: ").append(String.join("; ", missing))
                     .append(". The target is missing rows the source has (was it loaded with a snapshot?).");
         }
         message.append(" Set REPLICA IDENTITY FULL on the source table to always get full rows.");
         throw new SinkException(ErrorCode.DATA, message.toString());
     }
 
-    /** A key the batch took for new exists in the target; the batch is applied again with {@link FreshKeys#DISTRUSTED}. */
+    /**
+     * A key the batch took for new exists in the target; the batch is applied again with {@link FreshKeys#DISTRUSTED}.
+     */
     static final class FreshKeyConflict
             extends RuntimeException
     {

@@ -53,14 +53,19 @@ final class TargetCatalog
             WHERE p.localoid = ?
             ORDER BY k.position""";
 
-    /** Greenplum 6, 7 and Cloudberry list append-optimized tables (row and column oriented) in {@code pg_appendonly}; unqualified as {@code gp_distribution_policy}. */
+    /**
+     * Greenplum 6, 7 and Cloudberry list append-optimized tables (row and column oriented) in {@code pg_appendonly};
+     * unqualified as {@code gp_distribution_policy}.
+     */
     @Language("SQL")
     private static final String APPEND_OPTIMIZED = "SELECT 1 FROM pg_appendonly WHERE relid = ?";
 
     /** PostgreSQL 12+: generated columns, which no UPDATE may assign, and identity columns. */
     @Language("SQL")
-    private static final String GENERATED_COLUMNS = "SELECT a.attname, a.attgenerated <> '', a.attidentity = 'a' FROM pg_catalog.pg_attribute a"
-            + " WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped AND (a.attgenerated <> '' OR a.attidentity = 'a')";
+    private static final String GENERATED_COLUMNS = "SELECT a.attname, a.attgenerated <> '', a.attidentity = 'a' FROM "
+            + "pg_catalog.pg_attribute a"
+            + " WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped AND (a.attgenerated <> '' OR "
+            + "a.attidentity = 'a')";
 
     /**
      * The unique indexes and exclusion constraints a batch of rows with distinct keys can violate
@@ -97,7 +102,8 @@ final class TargetCatalog
                 while (rows.next()) {
                     oid = rows.getLong(1);
                     updatable = rows.getBoolean(6);
-                    columns.add(new TargetColumn(rows.getString(2), rows.getString(3), rows.getString(4), rows.getBoolean(5)));
+                    columns.add(new TargetColumn(rows.getString(2), rows.getString(3), rows.getString(4),
+                            rows.getBoolean(5)));
                 }
             }
         }
@@ -113,7 +119,8 @@ final class TargetCatalog
                         boolean generated = rows.getBoolean(2);
                         boolean identityAlways = rows.getBoolean(3);
                         columns.replaceAll(column -> column.name().equals(name)
-                                ? new TargetColumn(column.name(), column.declaredType(), column.encodingType(), column.notNull(), generated, identityAlways)
+                                ? new TargetColumn(column.name(), column.declaredType(), column.encodingType(),
+                                        column.notNull(), generated, identityAlways)
                                 : column);
                     }
                 }
@@ -135,7 +142,8 @@ final class TargetCatalog
     static boolean exists(Connection connection, TableId id)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+        try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM pg_catalog.pg_class c JOIN "
+                + "pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
                 + " WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p')")) {
             statement.setString(1, id.schema());
             statement.setString(2, id.table());
@@ -148,7 +156,8 @@ final class TargetCatalog
     static boolean schemaExists(Connection connection, String schema)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = ?")) {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM pg_catalog.pg_namespace "
+                + "WHERE nspname = ?")) {
             statement.setString(1, schema);
             try (ResultSet rows = statement.executeQuery()) {
                 return rows.next();
@@ -160,7 +169,8 @@ final class TargetCatalog
             throws SQLException
     {
         return read(connection, id, dialect).orElseThrow(() -> new SinkException(ErrorCode.SCHEMA_MISMATCH,
-                "Target table " + id + " does not exist (or the target user cannot see it). Create it with the source table's columns and primary key."));
+                "Target table " + id + " does not exist (or the target user cannot see it). Create it with the source "
+                + "table's columns and primary key."));
     }
 
     private static List<String> names(Connection connection, @Language("SQL") String sql, long oid)

@@ -140,13 +140,17 @@ public final class TargetCheck
         this.stateTables = List.copyOf(stateTables);
     }
 
-    /** Connects and checks; a target that cannot be reached or refuses the login is one {@link Status#FAIL} on the key to fix. */
+    /**
+     * Connects and checks; a target that cannot be reached or refuses the login is one {@link Status#FAIL} on the key
+     * to fix.
+     */
     public List<Finding> run(List<Table> tables)
     {
         findings.clear();
         initialLoadPending = false;
         try (Connection connection = TargetConnector.fromConfig(sink, SessionReplicationRole.ORIGIN).connect()) {
-            try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery("SELECT current_user, version()")) {
+            try (Statement statement = connection.createStatement();
+                    ResultSet rows = statement.executeQuery("SELECT current_user, version()")) {
                 rows.next();
                 user = SqlIdentifiers.quote(rows.getString(1));
                 add(SinkConfig.TARGET_URL, Status.OK, "connected as " + rows.getString(1) + " to " + rows.getString(2));
@@ -156,15 +160,21 @@ public final class TargetCheck
                 add(SinkConfig.TARGET_SESSION_REPLICATION_ROLE, Status.FAIL, roleProblem.get());
             }
             else if (sink.sessionReplicationRole() == SessionReplicationRole.REPLICA) {
-                add(SinkConfig.TARGET_SESSION_REPLICATION_ROLE, Status.OK, "the user may set session_replication_role = replica (target.session.replication.role): ordinary triggers, rules and foreign-key checks do not fire on applied changes");
+                add(SinkConfig.TARGET_SESSION_REPLICATION_ROLE, Status.OK, "the user may set session_replication_role "
+                        + "= replica (target.session.replication.role): ordinary triggers, rules and foreign-key "
+                        + "checks do not fire on applied changes");
             }
-            add(SinkConfig.TARGET_TOAST_COMPRESSION, Status.OK, ToastCompressions.describe(sink.toastCompression(), ToastCompressions.lz4(connection)));
+            add(SinkConfig.TARGET_TOAST_COMPRESSION, Status.OK,
+                    ToastCompressions.describe(sink.toastCompression(), ToastCompressions.lz4(connection)));
             try (Statement statement = connection.createStatement();
-                    ResultSet rows = statement.executeQuery("SELECT has_database_privilege(current_database(), 'TEMPORARY'), current_database(), current_user")) {
+                    ResultSet rows = statement.executeQuery("SELECT has_database_privilege(current_database(), "
+                            + "'TEMPORARY'), current_database(), current_user")) {
                 rows.next();
                 if (!rows.getBoolean(1)) {
                     // every flush stages its rows in temporary tables
-                    add(SinkConfig.TARGET_USER, Status.FAIL, "the user lacks the TEMPORARY privilege on database " + rows.getString(2) + ", needed for the staging tables of each flush: GRANT TEMPORARY ON DATABASE "
+                    add(SinkConfig.TARGET_USER, Status.FAIL, "the user lacks the TEMPORARY privilege on database "
+                            + rows.getString(2) + ", needed for the staging tables of each flush: GRANT "
+                            + "TEMPORARY ON DATABASE "
                             + rows.getString(2) + " TO " + rows.getString(3));
                 }
             }
@@ -177,8 +187,10 @@ public final class TargetCheck
             }
         }
         catch (SQLException e) {
-            add(keyOf(e), Status.FAIL, "cannot connect or query: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")"
-                    + SqlFailures.remedy(e, SinkConfig.TARGET_USER, SinkConfig.TARGET_PASSWORD, SinkConfig.TARGET_URL).map(remedy -> ". What to do: " + remedy).orElse(""));
+            add(keyOf(e), Status.FAIL, "cannot connect or query: " + e.getMessage() + " (SQLState " + e.getSQLState()
+                    + ")"
+                    + SqlFailures.remedy(e, SinkConfig.TARGET_USER, SinkConfig.TARGET_PASSWORD, SinkConfig.TARGET_URL)
+                    .map(remedy -> ". What to do: " + remedy).orElse(""));
         }
         return List.copyOf(findings);
     }
@@ -201,7 +213,8 @@ public final class TargetCheck
     {
         String offsets = TableId.of(sink.offsetsSchema(), sink.offsetsTable()).toString();
         try (PreparedStatement statement = connection.prepareStatement(
-                "SELECT c.oid, has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE') FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ?")) {
+                "SELECT c.oid, has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE') FROM pg_catalog.pg_class c JOIN "
+                + "pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ?")) {
             statement.setString(1, sink.offsetsSchema());
             statement.setString(2, sink.offsetsTable());
             try (ResultSet rows = statement.executeQuery()) {
@@ -212,7 +225,8 @@ public final class TargetCheck
                                 + grant(": GRANT SELECT, INSERT, UPDATE, DELETE ON " + offsets + " TO " + user));
                         return;
                     }
-                    try (PreparedStatement positions = connection.prepareStatement("SELECT count(*) FROM " + offsets + " WHERE sink_name = ?")) {
+                    try (PreparedStatement positions = connection.prepareStatement("SELECT count(*) FROM " + offsets
+                            + " WHERE sink_name = ?")) {
                         positions.setString(1, sink.sinkName());
                         try (ResultSet count = positions.executeQuery()) {
                             count.next();
@@ -220,7 +234,8 @@ public final class TargetCheck
                             initialLoadPending = stored == 0 && initialLoad;
                             add(OFFSETS, Status.OK, "offsets table " + offsets + " exists" + (stored == 0
                                     ? "; nothing stored for sink " + sink.sinkName() + " yet" + noPositionsYet
-                                    : " with " + stored + " stored position(s) of sink " + sink.sinkName() + ": streaming resumes there"));
+                                    : " with " + stored + " stored position(s) of sink " + sink.sinkName()
+                                    + ": streaming resumes there"));
                         }
                     }
                     return;
@@ -240,7 +255,8 @@ public final class TargetCheck
             }
         }
         catch (SQLException e) {
-            add(SinkConfig.OFFSETS_SCHEMA, Status.FAIL, "offsets table " + offsets + " is missing and its schema " + sink.offsetsSchema() + " does not exist");
+            add(SinkConfig.OFFSETS_SCHEMA, Status.FAIL, "offsets table " + offsets + " is missing and its schema "
+                    + sink.offsetsSchema() + " does not exist");
         }
     }
 
@@ -248,7 +264,8 @@ public final class TargetCheck
             throws SQLException
     {
         TableId target = table.target();
-        String name = "table " + target + table.source().filter(source -> !source.equals(target)).map(source -> " (for " + source + ")").orElse("");
+        String name = "table " + target + table.source().filter(source -> !source.equals(target))
+                .map(source -> " (for " + source + ")").orElse("");
         try (PreparedStatement statement = connection.prepareStatement(TARGET_TABLE)) {
             statement.setString(1, target.schema());
             statement.setString(2, target.table());
@@ -256,7 +273,8 @@ public final class TargetCheck
                 boolean evolves = sink.evolvesSchema();
                 if (!rows.next()) {
                     if (evolves && !privileges) {
-                        add(TABLES, Status.OK, name + " does not exist yet and will be created from the source table (schema.evolution=add-columns)");
+                        add(TABLES, Status.OK, name + " does not exist yet and will be created from the source table "
+                                + "(schema.evolution=add-columns)");
                     }
                     else if (evolves) {
                         checkCreatable(connection, target, name
@@ -264,7 +282,8 @@ public final class TargetCheck
                                 + "(schema.evolution=add-columns)");
                     }
                     else {
-                        add(TABLES, Status.FAIL, name + " does not exist: create it with the source table's columns and primary key, or set schema.evolution=add-columns");
+                        add(TABLES, Status.FAIL, name + " does not exist: create it with the source table's columns "
+                                + "and primary key, or set schema.evolution=add-columns");
                     }
                     return;
                 }
@@ -278,10 +297,12 @@ public final class TargetCheck
                             + " ALTER TABLE " + target + " OWNER TO " + user + ", or add the columns yourself");
                 }
                 else if (!missing.isEmpty() && evolves) {
-                    add(TABLES, Status.OK, name + " lacks source column(s) " + missing + ", which will be added (schema.evolution=add-columns)");
+                    add(TABLES, Status.OK, name + " lacks source column(s) " + missing
+                            + ", which will be added (schema.evolution=add-columns)");
                 }
                 else if (!missing.isEmpty()) {
-                    problems.add("lacks source column(s) " + missing + " (add them, or set schema.evolution=add-columns)");
+                    problems.add("lacks source column(s) " + missing
+                            + " (add them, or set schema.evolution=add-columns)");
                 }
                 if (!rows.getBoolean(2) && !sink.appendOnlyWithoutKey()) {
                     problems.add("has no primary key");
@@ -303,7 +324,8 @@ public final class TargetCheck
                     lacking.add("TRUNCATE");
                 }
                 if (!lacking.isEmpty()) {
-                    problems.add("lacks the privilege(s) " + String.join(", ", lacking) + " (the sink needs SELECT, INSERT and DELETE on the table and USAGE on its schema"
+                    problems.add("lacks the privilege(s) " + String.join(", ", lacking)
+                            + " (the sink needs SELECT, INSERT and DELETE on the table and USAGE on its schema"
                             + (initialLoadPending ? "; the initial load, which runs first, empties the table with "
                             + "TRUNCATE" : "") + ")" + grant(": " + grants(target, lacking)));
                 }
@@ -311,10 +333,13 @@ public final class TargetCheck
                     add(TABLES, Status.FAIL, name + " " + String.join(", ", problems));
                 }
                 else if (!rows.getBoolean(6)) {
-                    add(TABLES, Status.WARN, name + " is ready, but the user may not TRUNCATE it, so a source truncate would fail");
+                    add(TABLES, Status.WARN, name + " is ready, but the user may not TRUNCATE it, so a source "
+                            + "truncate would fail");
                 }
                 else if (!rows.getBoolean(8) && rows.getBoolean(9) && sink.targetDialect() != TargetDialect.GREENPLUM) {
-                    add(TABLES, Status.WARN, name + " is ready, but the user may not UPDATE it, so flushes delete and re-insert changed rows instead of merging them in place (slower): GRANT UPDATE ON " + name + " TO <the sink's user>");
+                    add(TABLES, Status.WARN, name + " is ready, but the user may not UPDATE it, so flushes delete and "
+                            + "re-insert changed rows instead of merging them in place (slower): GRANT UPDATE ON "
+                            + name + " TO <the sink's user>");
                 }
                 else {
                     add(TABLES, Status.OK, name + " is ready");

@@ -15,7 +15,8 @@ import static java.util.Objects.requireNonNull;
  * @param identityAlways whether it is a {@code GENERATED ALWAYS AS IDENTITY} column, which COPY
  *         writes as given but an UPDATE may only set to DEFAULT; read on PostgreSQL 12+ only
  */
-public record TargetColumn(String name, String declaredType, String encodingType, boolean notNull, boolean generated, boolean identityAlways)
+public record TargetColumn(String name, String declaredType, String encodingType, boolean notNull, boolean generated,
+        boolean identityAlways)
 {
     public TargetColumn
     {

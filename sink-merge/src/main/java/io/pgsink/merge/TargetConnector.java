@@ -31,7 +31,10 @@ public interface TargetConnector
         return fromConfig(config, config.sessionReplicationRole());
     }
 
-    /** Connections with {@code role} instead of the configured one: {@code pgsink check} connects as the server's default and asks whether the configured role is allowed. */
+    /**
+     * Connections with {@code role} instead of the configured one: {@code pgsink check} connects as the server's
+     * default and asks whether the configured role is allowed.
+     */
     static TargetConnector fromConfig(SinkConfig config, SessionReplicationRole role)
     {
         return () -> {

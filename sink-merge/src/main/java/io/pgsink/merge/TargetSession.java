@@ -70,7 +70,8 @@ final class TargetSession
     private Dialect dialect = Dialect.POSTGRESQL;
     private int serverMajorVersion;
 
-    TargetSession(String sinkName, TargetConnector connector, TargetDialect dialectSetting, Setup setup, Optional<MetricsTrackerFactory> poolMetrics)
+    TargetSession(String sinkName, TargetConnector connector, TargetDialect dialectSetting, Setup setup,
+            Optional<MetricsTrackerFactory> poolMetrics)
     {
         this.sinkName = requireNonNull(sinkName, "sinkName is null");
         this.connector = requireNonNull(connector, "connector is null");
@@ -96,7 +97,10 @@ final class TargetSession
         return dialect.features().supportsMerge(serverMajorVersion);
     }
 
-    /** Whether the server applies flushes best with {@code INSERT ... ON CONFLICT DO UPDATE} (see {@link ServerFeatures#prefersUpsert}). */
+    /**
+     * Whether the server applies flushes best with {@code INSERT ... ON CONFLICT DO UPDATE} (see
+     * {@link ServerFeatures#prefersUpsert}).
+     */
     boolean supportsUpsert()
     {
         return dialect.features().prefersUpsert(serverMajorVersion);
@@ -151,7 +155,8 @@ final class TargetSession
         }
         try (Connection connection = started.getConnection()) {
             String version;
-            try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery("SELECT version()")) {
+            try (Statement statement = connection.createStatement();
+                    ResultSet rows = statement.executeQuery("SELECT version()")) {
                 rows.next();
                 version = rows.getString(1);
             }
@@ -197,7 +202,8 @@ final class TargetSession
     @Nullable
     String transactionStatus(long transactionId, SQLException commitFailure)
     {
-        try (Connection checking = pool().getConnection(); PreparedStatement statement = checking.prepareStatement("SELECT txid_status(?)")) {
+        try (Connection checking = pool()
+                .getConnection(); PreparedStatement statement = checking.prepareStatement("SELECT txid_status(?)")) {
             statement.setLong(1, transactionId);
             for (int attempt = 0; ; attempt++) {
                 String status;

@@ -36,7 +36,8 @@ public record TargetTable(TableId id, List<TargetColumn> columns, List<String> p
     }
 
     /** A heap table. */
-    public TargetTable(TableId id, List<TargetColumn> columns, List<String> primaryKey, List<String> distributionKey, boolean updatable)
+    public TargetTable(TableId id, List<TargetColumn> columns, List<String> primaryKey, List<String> distributionKey,
+            boolean updatable)
     {
         this(id, columns, primaryKey, distributionKey, updatable, false);
     }

@@ -88,11 +88,13 @@ final class TargetTransaction
             discard();
             String status = session.transactionStatus(transactionId, e);
             if (!"committed".equals(status)) {
-                log.info("{} - the connection was lost while committing {} events; transaction {} is {}, so the batch is applied again",
+                log.info("{} - the connection was lost while committing {} events; transaction {} is {}, so the batch "
+                        + "is applied again",
                         session.sinkName(), events, transactionId, status == null ? "unknown" : status);
                 throw e;
             }
-            log.warn("{} - the connection was lost while committing {} events, but transaction {} committed: not applying them again",
+            log.warn("{} - the connection was lost while committing {} events, but transaction {} committed: not "
+                    + "applying them again",
                     session.sinkName(), events, transactionId);
             return;
         }

@@ -69,7 +69,8 @@ final class TargetTransactions
             return session.begin();
         }
         catch (SQLException e) {
-            throw SqlFailures.isAccessFailure(e) ? accessFailure(e, context) : SqlFailures.translate(e, ErrorCode.TRANSIENT, context);
+            throw SqlFailures.isAccessFailure(e) ? accessFailure(e, context)
+                    : SqlFailures.translate(e, ErrorCode.TRANSIENT, context);
         }
     }
 
@@ -89,7 +90,8 @@ final class TargetTransactions
     /** The server refused the login, a privilege or the database: {@link ErrorCode#CONFIG}, with what to do. */
     private static SinkException accessFailure(SQLException e, String context)
     {
-        String remedy = SqlFailures.remedy(e, SinkConfig.TARGET_USER, SinkConfig.TARGET_PASSWORD, SinkConfig.TARGET_URL).orElseThrow();
+        String remedy = SqlFailures.remedy(e, SinkConfig.TARGET_USER, SinkConfig.TARGET_PASSWORD, SinkConfig.TARGET_URL)
+                .orElseThrow();
         return SqlFailures.translate(e, ErrorCode.CONFIG, context, ". What to do: " + remedy);
     }
 }

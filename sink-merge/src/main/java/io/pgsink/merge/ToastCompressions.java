@@ -17,9 +17,13 @@ import java.sql.Statement;
  */
 public final class ToastCompressions
 {
-    /** One round trip, no error where the server lacks the setting (before PostgreSQL 14, Greenplum 7) or lz4 (built without it): then no row. */
+    /**
+     * One round trip, no error where the server lacks the setting (before PostgreSQL 14, Greenplum 7) or lz4 (built
+     * without it): then no row.
+     */
     @Language("SQL")
-    private static final String SET_LZ4 = "SELECT pg_catalog.set_config('default_toast_compression', 'lz4', false) FROM pg_catalog.pg_settings"
+    private static final String SET_LZ4 = "SELECT pg_catalog.set_config('default_toast_compression', 'lz4', false) "
+            + "FROM pg_catalog.pg_settings"
             + " WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)";
 
     private ToastCompressions() {}
@@ -35,7 +39,8 @@ public final class ToastCompressions
         return switch (compression) {
             case SERVER_DEFAULT -> false;
             case LZ4 -> {
-                try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(SET_LZ4)) {
+                try (Statement statement = connection.createStatement();
+                        ResultSet rows = statement.executeQuery(SET_LZ4)) {
                     yield rows.next();
                 }
             }
@@ -47,19 +52,25 @@ public final class ToastCompressions
             throws SQLException
     {
         try (Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT current_setting('default_toast_compression', true) = 'lz4'")) {
+                ResultSet rows = statement.executeQuery("SELECT current_setting('default_toast_compression', "
+                        + "true) = 'lz4'")) {
             return rows.next() && rows.getBoolean(1);
         }
     }
 
-    /** What {@code pgsink check} says about {@code compression}, given whether the sink's connections compress with lz4. */
+    /**
+     * What {@code pgsink check} says about {@code compression}, given whether the sink's connections compress with lz4.
+     */
     public static String describe(ToastCompression compression, boolean lz4)
     {
         return switch (compression) {
-            case SERVER_DEFAULT -> "large values the sink writes are compressed as the server's default_toast_compression says (" + SinkConfig.TARGET_TOAST_COMPRESSION + "=server-default)";
+            case SERVER_DEFAULT -> "large values the sink writes are compressed as the server's "
+                    + "default_toast_compression says (" + SinkConfig.TARGET_TOAST_COMPRESSION + "=server-default)";
             case LZ4 -> lz4
-                    ? "large values the sink writes are compressed with lz4 (" + SinkConfig.TARGET_TOAST_COMPRESSION + "=lz4; columns with a COMPRESSION of their own keep it)"
-                    : "the server offers no lz4 TOAST compression (PostgreSQL before 14, built without lz4, or Greenplum): large values the sink writes are compressed as its default says";
+                    ? "large values the sink writes are compressed with lz4 (" + SinkConfig.TARGET_TOAST_COMPRESSION
+                    + "=lz4; columns with a COMPRESSION of their own keep it)"
+                    : "the server offers no lz4 TOAST compression (PostgreSQL before 14, built without lz4, or "
+                    + "Greenplum): large values the sink writes are compressed as its default says";
         };
     }
 }

@@ -33,25 +33,32 @@ final class TypeWidening
 
     private TypeWidening() {}
 
-    /** How {@code target} relates to the source column type {@code sourceType} (a declaration such as {@code varchar(20)}). */
+    /**
+     * How {@code target} relates to the source column type {@code sourceType} (a declaration such as
+     * {@code varchar(20)}).
+     */
     static Verdict compare(TargetColumn target, String sourceType)
     {
-        return compare(new Type(target.encodingType(), modifier(target.declaredType(), 0), modifier(target.declaredType(), 1)), parse(sourceType));
+        return compare(new Type(target.encodingType(), modifier(target.declaredType(), 0),
+                modifier(target.declaredType(), 1)), parse(sourceType));
     }
 
     private static Verdict compare(Type target, Type source)
     {
         if (INTEGER_WIDTH.containsKey(target.base()) && INTEGER_WIDTH.containsKey(source.base())) {
-            return INTEGER_WIDTH.get(target.base()) >= INTEGER_WIDTH.get(source.base()) ? Verdict.HOLDS : Verdict.WIDENS;
+            return INTEGER_WIDTH.get(target.base()) >= INTEGER_WIDTH.get(source.base()) ? Verdict.HOLDS
+                    : Verdict.WIDENS;
         }
         if (isFloat(target.base()) && isFloat(source.base())) {
             return target.base().equals("float8") || source.base().equals("float4") ? Verdict.HOLDS : Verdict.WIDENS;
         }
         if (STRINGS.contains(target.base()) && STRINGS.contains(source.base())) {
-            return holdsLength(target, source) ? Verdict.HOLDS : holdsLength(source, target) ? Verdict.WIDENS : Verdict.INCOMPATIBLE;
+            return holdsLength(target, source) ? Verdict.HOLDS : holdsLength(source, target) ? Verdict.WIDENS
+                    : Verdict.INCOMPATIBLE;
         }
         if (target.base().equals("numeric") && source.base().equals("numeric")) {
-            return holdsDigits(target, source) ? Verdict.HOLDS : holdsDigits(source, target) ? Verdict.WIDENS : Verdict.INCOMPATIBLE;
+            return holdsDigits(target, source) ? Verdict.HOLDS : holdsDigits(source, target) ? Verdict.WIDENS
+                    : Verdict.INCOMPATIBLE;
         }
         if (target.base().equals("numeric") && target.length() < 0 && INTEGER_WIDTH.containsKey(source.base())) {
             return Verdict.HOLDS;

@@ -54,7 +54,8 @@ final class WriterFence
             throws SQLException
     {
         try (PreparedStatement update = connection.prepareStatement("UPDATE " + qualifiedTable
-                + " SET source_offset = (source_offset::bigint + 1)::text, updated_at = now() WHERE sink_name = ? AND source_partition = ?")) {
+                + " SET source_offset = (source_offset::bigint + 1)::text, updated_at = now() WHERE sink_name = ? AND "
+                + "source_partition = ?")) {
             update.setString(1, generationSinkName);
             update.setString(2, fence);
             if (update.executeUpdate() == 0) {
@@ -67,7 +68,8 @@ final class WriterFence
                 return 1;
             }
         }
-        try (PreparedStatement select = connection.prepareStatement("SELECT source_offset FROM " + qualifiedTable + " WHERE sink_name = ? AND source_partition = ?")) {
+        try (PreparedStatement select = connection.prepareStatement("SELECT source_offset FROM " + qualifiedTable
+                + " WHERE sink_name = ? AND source_partition = ?")) {
             select.setString(1, generationSinkName);
             select.setString(2, fence);
             try (ResultSet rows = select.executeQuery()) {
@@ -100,10 +102,14 @@ final class WriterFence
     /** The compare-and-set of one fence's generation ({@link #check}): three parameters, see {@link #bindCheck}. */
     String checkStatement()
     {
-        return "UPDATE " + qualifiedTable + " SET updated_at = now() WHERE sink_name = ? AND source_partition = ? AND source_offset = ?";
+        return "UPDATE " + qualifiedTable + " SET updated_at = now() WHERE sink_name = ? AND source_partition = ? AND "
+                + "source_offset = ?";
     }
 
-    /** Binds a check of {@code fence} at {@code generation} to the parameters of {@link #checkStatement} from {@code first} on. */
+    /**
+     * Binds a check of {@code fence} at {@code generation} to the parameters of {@link #checkStatement} from
+     * {@code first} on.
+     */
     void bindCheck(PreparedStatement statement, int first, String fence, long generation)
             throws SQLException
     {

@@ -19,9 +19,12 @@ public final class WriterFencedException
 
     WriterFencedException(String sinkName, String fence, long generation, String offsetsTable)
     {
-        super(ErrorCode.CONFIG, "Another writer with sink.name " + sinkName + " took over" + (fence.isEmpty() ? "" : " " + fence)
-                + " since this one claimed it (generation " + generation + " in " + offsetsTable + "): this writer's flush was rolled back and it stops writing."
-                + " Run one pgsink service per sink.name (a second one started with the same name makes the older one stop)");
+        super(ErrorCode.CONFIG, "Another writer with sink.name " + sinkName + " took over"
+                + (fence.isEmpty() ? "" : " " + fence)
+                + " since this one claimed it (generation " + generation + " in " + offsetsTable
+                + "): this writer's flush was rolled back and it stops writing."
+                + " Run one pgsink service per sink.name (a second one started with the same name makes the "
+                + "older one stop)");
         this.fence = requireNonNull(fence, "fence is null");
     }
 

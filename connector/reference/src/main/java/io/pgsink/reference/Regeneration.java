@@ -19,7 +19,7 @@ final class Regeneration
     /** The command that rewrites the page {@code test} checks. */
     static String command(String test)
     {
-        return "./mvnw -q -pl connector/reference -am verify -DskipITs -Dsurefire.failIfNoSpecifiedTests=false -Dtest=" + test
-                + " -D" + UPDATE_PROPERTY + "=true";
+        return "./mvnw -q -pl connector/reference -am verify -DskipITs -Dsurefire.failIfNoSpecifiedTests=false"
+                + " -Dtest=" + test + " -D" + UPDATE_PROPERTY + "=true";
     }
 }

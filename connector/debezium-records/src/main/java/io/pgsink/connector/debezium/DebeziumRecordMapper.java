@@ -103,16 +103,21 @@ public final class DebeziumRecordMapper
             return Optional.empty();
         }
         if (!(value instanceof Struct envelope)) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Record of topic " + record.topic() + " at " + position + " is not a Debezium change event: its value is a " + value.getClass().getName());
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Record of topic " + record.topic() + " at " + position
+                    + " is not a Debezium change event: its value is a " + value.getClass().getName());
         }
         Schema envelopeSchema = envelope.schema();
         if (envelopeSchema.field("op") == null) {
             String name = envelopeSchema.name();
-            if (name != null && (name.equals(HEARTBEAT) || name.equals(TRANSACTION_METADATA) || name.endsWith(".SchemaChangeValue"))) {
+            if (name != null
+                    && (name.equals(HEARTBEAT) || name.equals(TRANSACTION_METADATA)
+                            || name.endsWith(".SchemaChangeValue"))) {
                 return Optional.empty();
             }
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Record of topic " + record.topic() + " at " + position + " is not a Debezium change event envelope (no op field"
-                    + (name == null ? "" : ", schema " + name) + "); records flattened by ExtractNewRecordState are not supported by this mapper");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Record of topic " + record.topic() + " at " + position
+                    + " is not a Debezium change event envelope (no op field"
+                    + (name == null ? "" : ", schema " + name) + "); records flattened by ExtractNewRecordState are "
+                    + "not supported by this mapper");
         }
         String op = envelope.getString("op");
         if (op == null || op.equals("m")) {
@@ -120,7 +125,8 @@ public final class DebeziumRecordMapper
         }
         Struct source = envelope.getStruct("source");
         if (source == null) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Change event of topic " + record.topic() + " at " + position + " has no source block, so its table is unknown");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Change event of topic " + record.topic() + " at "
+                    + position + " has no source block, so its table is unknown");
         }
         TableId table = TableId.of(source.getString("schema"), source.getString("table"));
         long sourceTime = sourceTime(source, envelope);
@@ -131,11 +137,13 @@ public final class DebeziumRecordMapper
             case "c", "r", "u", "d" -> {
                 // fall through to the row operations below
             }
-            default -> throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Change event of " + table + " at " + position + " has unknown op '" + op + "'");
+            default -> throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Change event of " + table + " at " + position
+                    + " has unknown op '" + op + "'");
         }
         Field rowField = envelopeSchema.field(op.equals("d") ? "before" : "after");
         if (rowField == null) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Change event of " + table + " at " + position + " has no " + (op.equals("d") ? "before" : "after") + " field");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Change event of " + table + " at " + position
+                    + " has no " + (op.equals("d") ? "before" : "after") + " field");
         }
         Struct key = record.key() instanceof Struct struct ? struct : null;
         RowShape shape = shape(table, rowField.schema(), key == null ? null : key.schema(), position);
@@ -154,14 +162,17 @@ public final class DebeziumRecordMapper
                 return Optional.of(ChangeEvent.insert(shape.schema(), Operation.INSERT, row, position, sourceTime));
             }
             case "r" -> {
-                return Optional.of(ChangeEvent.insert(shape.schema(), Operation.READ, shape.row(required(after, "after", table, position), key, position), position, sourceTime));
+                return Optional.of(ChangeEvent.insert(shape.schema(), Operation.READ,
+                        shape.row(required(after, "after", table, position), key, position), position, sourceTime));
             }
             case "u" -> {
                 Object[] beforeRow = before == null ? null : shape.row(before, key, position);
-                return Optional.of(ChangeEvent.update(shape.schema(), beforeRow, shape.row(required(after, "after", table, position), key, position), position, sourceTime));
+                return Optional.of(ChangeEvent.update(shape.schema(), beforeRow,
+                        shape.row(required(after, "after", table, position), key, position), position, sourceTime));
             }
             case "d" -> {
-                Object[] beforeRow = before != null ? shape.row(before, key, position) : keyRow(shape, key, table, position);
+                Object[] beforeRow = before != null ? shape.row(before, key, position)
+                        : keyRow(shape, key, table, position);
                 return Optional.of(ChangeEvent.delete(shape.schema(), beforeRow, position, sourceTime));
             }
             default -> throw new IllegalStateException("op " + op);
@@ -181,7 +192,8 @@ public final class DebeziumRecordMapper
     private static Struct required(@Nullable Struct row, String name, TableId table, SourcePosition position)
     {
         if (row == null) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Change event of " + table + " at " + position + " has no " + name + " image");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Change event of " + table + " at " + position
+                    + " has no " + name + " image");
         }
         return row;
     }
@@ -207,7 +219,8 @@ public final class DebeziumRecordMapper
     private static Object[] keyRow(RowShape shape, @Nullable Struct key, TableId table, SourcePosition position)
     {
         if (key == null) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Delete of " + table + " at " + position + " has neither a before image nor a key");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Delete of " + table + " at " + position
+                    + " has neither a before image nor a key");
         }
         return shape.keyRow(key, position);
     }

@@ -90,7 +90,10 @@ public final class KeyChangeHeaders
         return key;
     }
 
-    /** A header value, as {@code SimpleHeaderConverter} parsed it, in the type of the key field; null when it has no such reading. */
+    /**
+     * A header value, as {@code SimpleHeaderConverter} parsed it, in the type of the key field; null when it has no
+     * such reading.
+     */
     @Nullable
     private static Object convert(Schema schema, Object value)
     {

@@ -29,7 +29,8 @@ final class MadeUpDefaults
     private static final Set<String> DATE_TIME_TYPES = Set.of("date", "time", "timetz", "timestamp", "timestamptz");
     private static final Set<String> TEXT_TYPES = Set.of("text", "varchar", "bpchar", "char", "name", "citext");
     /** The SQL value functions PostgreSQL prints in a default without parentheses. */
-    private static final Set<String> VALUE_FUNCTIONS = Set.of("current_user", "session_user", "current_role", "user", "current_schema", "current_catalog",
+    private static final Set<String> VALUE_FUNCTIONS = Set.of("current_user", "session_user", "current_role", "user",
+            "current_schema", "current_catalog",
             "current_date", "current_time", "current_timestamp", "localtime", "localtimestamp");
     /** What an expression has and a plain text rarely does: a call, a cast, an operator between terms. */
     private static final Pattern EXPRESSION = Pattern.compile(".*(\\(.*\\)|::|\\|\\|).*", Pattern.DOTALL);

@@ -37,7 +37,8 @@ public final class RowShape
     private final String[] fields;
     private final ValueConverter[] converters;
 
-    private RowShape(Schema connectSchema, @Nullable Schema keySchema, TableSchema schema, String[] fields, ValueConverter[] converters)
+    private RowShape(Schema connectSchema, @Nullable Schema keySchema, TableSchema schema, String[] fields,
+            ValueConverter[] converters)
     {
         this.connectSchema = requireNonNull(connectSchema, "connectSchema is null");
         this.keySchema = keySchema;
@@ -71,10 +72,12 @@ public final class RowShape
      *
      * @throws SinkException ({@link ErrorCode#SCHEMA_MISMATCH}) naming table, column and position
      */
-    public static RowShape envelope(TableId table, Schema rowSchema, @Nullable Schema keySchema, UnavailablePlaceholder placeholder, SourcePosition position)
+    public static RowShape envelope(TableId table, Schema rowSchema, @Nullable Schema keySchema,
+            UnavailablePlaceholder placeholder, SourcePosition position)
     {
         if (rowSchema.type() != Schema.Type.STRUCT) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Row images of " + table + " at " + position + " are " + rowSchema.type() + ", not structs");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Row images of " + table + " at " + position + " are "
+                    + rowSchema.type() + ", not structs");
         }
         return create(table, rowSchema, keySchema, rowSchema.fields(), placeholder, position);
     }
@@ -85,10 +88,12 @@ public final class RowShape
      *
      * @throws SinkException ({@link ErrorCode#SCHEMA_MISMATCH}) naming table, column and position
      */
-    public static RowShape flattened(TableId table, Schema rowSchema, @Nullable Schema keySchema, String metadataPrefix, UnavailablePlaceholder placeholder, SourcePosition position)
+    public static RowShape flattened(TableId table, Schema rowSchema, @Nullable Schema keySchema, String metadataPrefix,
+            UnavailablePlaceholder placeholder, SourcePosition position)
     {
         if (rowSchema.type() != Schema.Type.STRUCT) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Records of " + table + " at " + position + " are " + rowSchema.type() + ", not structs of the row's columns");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Records of " + table + " at " + position + " are "
+                    + rowSchema.type() + ", not structs of the row's columns");
         }
         List<Field> columnFields = new ArrayList<>();
         for (Field field : rowSchema.fields()) {
@@ -103,7 +108,8 @@ public final class RowShape
      * The shape of an existing {@link TableSchema} whose rows Debezium describes with
      * {@code rowSchema} (an envelope's {@code after}): for the key of a tombstone of that table.
      */
-    public static RowShape of(TableSchema schema, Schema rowSchema, @Nullable Schema keySchema, UnavailablePlaceholder placeholder, SourcePosition position)
+    public static RowShape of(TableSchema schema, Schema rowSchema, @Nullable Schema keySchema,
+            UnavailablePlaceholder placeholder, SourcePosition position)
     {
         String[] fields = new String[schema.columnCount()];
         ValueConverter[] converters = new ValueConverter[schema.columnCount()];
@@ -111,7 +117,8 @@ public final class RowShape
             String name = schema.columns().get(i).name();
             Field field = rowSchema.field(name);
             if (field == null) {
-                throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Column " + name + " of " + schema.table() + " is not a field of its records' schema (at " + position + ")");
+                throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Column " + name + " of " + schema.table()
+                        + " is not a field of its records' schema (at " + position + ")");
             }
             fields[i] = name;
             converters[i] = converter(schema.table(), field, placeholder, position);
@@ -119,7 +126,8 @@ public final class RowShape
         return new RowShape(rowSchema, keySchema, schema, fields, converters);
     }
 
-    private static RowShape create(TableId table, Schema connectSchema, @Nullable Schema keySchema, List<Field> columnFields, UnavailablePlaceholder placeholder, SourcePosition position)
+    private static RowShape create(TableId table, Schema connectSchema, @Nullable Schema keySchema,
+            List<Field> columnFields, UnavailablePlaceholder placeholder, SourcePosition position)
     {
         List<ColumnSchema> columns = new ArrayList<>(columnFields.size());
         String[] fields = new String[columnFields.size()];
@@ -129,30 +137,36 @@ public final class RowShape
             fields[i] = field.name();
             converters[i] = converter(table, field, placeholder, position);
             String type = SourceTypes.declaration(field.schema());
-            columns.add(new ColumnSchema(field.name(), type, field.schema().isOptional(), defaultValue(field, type, converters[i])));
+            columns.add(new ColumnSchema(field.name(), type, field.schema().isOptional(),
+                    defaultValue(field, type, converters[i])));
         }
         List<String> keyColumns = new ArrayList<>();
         if (keySchema != null) {
             if (keySchema.type() != Schema.Type.STRUCT) {
-                throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Record keys of " + table + " at " + position + " are " + keySchema.type() + ", not structs of the key columns");
+                throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Record keys of " + table + " at " + position
+                        + " are " + keySchema.type() + ", not structs of the key columns");
             }
             for (Field field : keySchema.fields()) {
                 keyColumns.add(field.name());
             }
         }
         try {
-            return new RowShape(connectSchema, keySchema, new TableSchema(table, columns, keyColumns), fields, converters);
+            return new RowShape(connectSchema, keySchema, new TableSchema(table, columns, keyColumns), fields,
+                    converters);
         }
         catch (IllegalArgumentException e) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Records of " + table + " at " + position + " do not describe a table: " + e.getMessage(), e);
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Records of " + table + " at " + position
+                    + " do not describe a table: " + e.getMessage(), e);
         }
     }
 
     /** The shape of a table known only from its record keys: the key columns are all its columns. */
-    public static RowShape keyOnly(TableId table, Schema keySchema, UnavailablePlaceholder placeholder, SourcePosition position)
+    public static RowShape keyOnly(TableId table, Schema keySchema, UnavailablePlaceholder placeholder,
+            SourcePosition position)
     {
         if (keySchema.type() != Schema.Type.STRUCT) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Record keys of " + table + " at " + position + " are " + keySchema.type() + ", not structs of the key columns");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Record keys of " + table + " at " + position + " are "
+                    + keySchema.type() + ", not structs of the key columns");
         }
         return create(table, keySchema, keySchema, keySchema.fields(), placeholder, position);
     }
@@ -181,13 +195,15 @@ public final class RowShape
         }
     }
 
-    private static ValueConverter converter(TableId table, Field field, UnavailablePlaceholder placeholder, SourcePosition position)
+    private static ValueConverter converter(TableId table, Field field, UnavailablePlaceholder placeholder,
+            SourcePosition position)
     {
         try {
             return ValueConverters.forSchema(field.schema(), SourceTypes.propagatedName(field.schema()), placeholder);
         }
         catch (IllegalArgumentException e) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Column " + field.name() + " of " + table + " (at " + position + ") cannot be written: " + e.getMessage(), e);
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Column " + field.name() + " of " + table + " (at "
+                    + position + ") cannot be written: " + e.getMessage(), e);
         }
     }
 
@@ -248,7 +264,8 @@ public final class RowShape
             return converters[column].convert(value);
         }
         catch (IllegalArgumentException | DateTimeException | ClassCastException | ArithmeticException e) {
-            throw new SinkException(ErrorCode.DATA, "Cannot convert column " + fields[column] + " of " + schema.table() + " key " + describeKey(key)
+            throw new SinkException(ErrorCode.DATA, "Cannot convert column " + fields[column] + " of " + schema.table()
+                    + " key " + describeKey(key)
                     + " at " + position + ": " + e.getMessage(), e);
         }
     }

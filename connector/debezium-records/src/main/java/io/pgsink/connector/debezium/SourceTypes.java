@@ -19,7 +19,10 @@ final class SourceTypes
 
     private SourceTypes() {}
 
-    /** The propagated type name, lower case as in {@code pg_type} (e.g. {@code varbit}, {@code _int4}), when Debezium sent it. */
+    /**
+     * The propagated type name, lower case as in {@code pg_type} (e.g. {@code varbit}, {@code _int4}), when Debezium
+     * sent it.
+     */
     static Optional<String> propagatedName(Schema schema)
     {
         Map<String, String> parameters = schema.parameters();
@@ -33,7 +36,10 @@ final class SourceTypes
         return Optional.of(type.toLowerCase(Locale.ROOT));
     }
 
-    /** A column type for {@code CREATE TABLE}: {@code varchar(20)}, {@code numeric(10,2)}, {@code int4[]}..., or empty when unknown. */
+    /**
+     * A column type for {@code CREATE TABLE}: {@code varchar(20)}, {@code numeric(10,2)}, {@code int4[]}..., or empty
+     * when unknown.
+     */
     static String declaration(Schema schema)
     {
         Optional<String> propagated = propagatedName(schema);
@@ -81,10 +87,12 @@ final class SourceTypes
                 case ValueConverters.DATE, ValueConverters.CONNECT_DATE -> {
                     return "date";
                 }
-                case ValueConverters.TIME, ValueConverters.MICRO_TIME, ValueConverters.NANO_TIME, ValueConverters.CONNECT_TIME -> {
+                case ValueConverters.TIME, ValueConverters.MICRO_TIME, ValueConverters.NANO_TIME,
+                        ValueConverters.CONNECT_TIME -> {
                     return "time";
                 }
-                case ValueConverters.TIMESTAMP, ValueConverters.MICRO_TIMESTAMP, ValueConverters.NANO_TIMESTAMP, ValueConverters.CONNECT_TIMESTAMP -> {
+                case ValueConverters.TIMESTAMP, ValueConverters.MICRO_TIMESTAMP, ValueConverters.NANO_TIMESTAMP,
+                        ValueConverters.CONNECT_TIMESTAMP -> {
                     return "timestamp";
                 }
                 case ValueConverters.ZONED_TIMESTAMP -> {

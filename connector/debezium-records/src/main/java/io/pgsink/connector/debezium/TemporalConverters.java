@@ -145,9 +145,12 @@ final class TemporalConverters
 
     static final ValueConverter MICRO_DURATION_MICROS = value -> ((Number) value).longValue() + " microseconds";
 
-    static final ValueConverter CONNECT_DATE_VALUE = value -> LocalDate.ofInstant(((java.util.Date) value).toInstant(), ZoneOffset.UTC);
-    static final ValueConverter CONNECT_TIME_VALUE = value -> LocalTime.ofNanoOfDay(Math.floorMod(((java.util.Date) value).getTime(), 86_400_000L) * 1_000_000L);
-    static final ValueConverter CONNECT_TIMESTAMP_VALUE = value -> LocalDateTime.ofInstant(((java.util.Date) value).toInstant(), ZoneOffset.UTC);
+    static final ValueConverter CONNECT_DATE_VALUE = value ->
+            LocalDate.ofInstant(((java.util.Date) value).toInstant(), ZoneOffset.UTC);
+    static final ValueConverter CONNECT_TIME_VALUE = value ->
+            LocalTime.ofNanoOfDay(Math.floorMod(((java.util.Date) value).getTime(), 86_400_000L) * 1_000_000L);
+    static final ValueConverter CONNECT_TIMESTAMP_VALUE = value ->
+            LocalDateTime.ofInstant(((java.util.Date) value).toInstant(), ZoneOffset.UTC);
 
     private TemporalConverters() {}
 

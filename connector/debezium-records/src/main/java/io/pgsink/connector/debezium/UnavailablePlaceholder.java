@@ -64,7 +64,9 @@ public final class UnavailablePlaceholder
         if (value instanceof List<?> list) {
             if (list.size() == 1) {
                 Object element = list.get(0);
-                return element != null && (element.equals(text) || element.equals(uuid) || (element instanceof byte[] || element instanceof ByteBuffer) && matches(element));
+                return element != null
+                        && (element.equals(text) || element.equals(uuid)
+                                || (element instanceof byte[] || element instanceof ByteBuffer) && matches(element));
             }
             return list.size() == bytes.length && (list.equals(integers) || list.equals(longs));
         }

@@ -23,14 +23,19 @@ import java.util.TreeMap;
  * <ul>
  * <li>{@code io.debezium.time.Date}: days since the epoch, to {@code LocalDate} ({@code infinity} kept);</li>
  * <li>{@code Time} (ms), {@code MicroTime}, {@code NanoTime}: to {@code LocalTime}; {@code 24:00:00} as text;</li>
- * <li>{@code Timestamp} (ms), {@code MicroTimestamp}, {@code NanoTimestamp}: to {@code LocalDateTime} ({@code infinity} kept);</li>
+ * <li>{@code Timestamp} (ms), {@code MicroTimestamp}, {@code NanoTimestamp}: to {@code LocalDateTime} ({@code infinity}
+ *     kept);</li>
  * <li>{@code ZonedTimestamp}, {@code ZonedTime}: ISO-8601 text, to {@code OffsetDateTime} / {@code OffsetTime};</li>
  * <li>text of a {@code timestamp} column (the standalone service's {@code pgsinktext}): to {@code LocalDateTime};</li>
- * <li>Connect {@code Decimal} ({@code BigDecimal}) and {@code VariableScaleDecimal} (scale + unscaled bytes): to {@code BigDecimal};
- *     with {@code decimal.handling.mode=string} the text, {@code NaN} and {@code Infinity} included, is passed on;</li>
- * <li>{@code Interval} (ISO-8601 text, which PostgreSQL reads) passed on; {@code MicroDuration} as {@code N microseconds};</li>
- * <li>{@code Bits}: little-endian bytes to a bit string; {@code Point}: {@code (x,y)}; {@code Geometry}/{@code Geography}: hex EWKB;</li>
- * <li>{@code Json}, {@code Xml}, {@code Uuid}, {@code Enum}, {@code EnumSet}, {@code Ltree}, {@code TsVector}: text passed on;</li>
+ * <li>Connect {@code Decimal} ({@code BigDecimal}) and {@code VariableScaleDecimal} (scale + unscaled bytes): to
+ *     {@code BigDecimal}; with {@code decimal.handling.mode=string} the text, {@code NaN} and {@code Infinity}
+ *     included, is passed on;</li>
+ * <li>{@code Interval} (ISO-8601 text, which PostgreSQL reads) passed on; {@code MicroDuration} as
+ *     {@code N microseconds};</li>
+ * <li>{@code Bits}: little-endian bytes to a bit string; {@code Point}: {@code (x,y)};
+ *     {@code Geometry}/{@code Geography}: hex EWKB;</li>
+ * <li>{@code Json}, {@code Xml}, {@code Uuid}, {@code Enum}, {@code EnumSet}, {@code Ltree}, {@code TsVector}: text
+ *     passed on;</li>
  * <li>a Connect map (hstore with {@code hstore.handling.mode=map}): hstore text, {@code "k"=>"v"};</li>
  * <li>arrays: a {@code List} of converted elements.</li>
  * </ul>
@@ -82,7 +87,8 @@ final class ValueConverters
 
     static final ValueConverter GEOMETRY_VALUE = value -> {
         Struct struct = (Struct) value;
-        return HexFormat.of().formatHex(extendedWkb(bytes(struct.get("wkb")), Optional.ofNullable(struct.getInt32("srid"))));
+        return HexFormat.of()
+                .formatHex(extendedWkb(bytes(struct.get("wkb")), Optional.ofNullable(struct.getInt32("srid"))));
     };
 
     static final ValueConverter VECTOR_VALUE = value -> {
@@ -145,7 +151,9 @@ final class ValueConverters
     /** A bit(1) or varbit(1) column, which Debezium sends as a boolean. */
     static final ValueConverter BIT_BOOLEAN = value -> ((Boolean) value) ? "1" : "0";
 
-    /** A type Debezium does not know, sent as the bytes of its PostgreSQL text ({@code include.unknown.datatypes=true}). */
+    /**
+     * A type Debezium does not know, sent as the bytes of its PostgreSQL text ({@code include.unknown.datatypes=true}).
+     */
     static final ValueConverter TEXT_BYTES = value -> new String(bytes(value), StandardCharsets.UTF_8);
 
     private ValueConverters() {}
@@ -171,7 +179,8 @@ final class ValueConverters
         throw new IllegalArgumentException("unknown Connect type " + schema.type());
     }
 
-    private static ValueConverter resolve(Schema schema, Optional<String> sourceType, UnavailablePlaceholder placeholder)
+    private static ValueConverter resolve(Schema schema, Optional<String> sourceType,
+            UnavailablePlaceholder placeholder)
     {
         String name = schema.name();
         if (name != null) {
@@ -229,16 +238,19 @@ final class ValueConverters
                 if (sourceType.filter(type -> type.equals("timestamp")).isPresent()) {
                     return TemporalConverters.POSTGRES_TIMESTAMP_TEXT;
                 }
-                return sourceType.filter(type -> type.equals("numeric") || type.equals("decimal")).isPresent() ? NUMERIC_TEXT : IDENTITY;
+                return sourceType.filter(type -> type.equals("numeric") || type.equals("decimal")).isPresent()
+                        ? NUMERIC_TEXT : IDENTITY;
             }
             case BOOLEAN -> {
-                return sourceType.filter(type -> type.equals("bit") || type.equals("varbit")).isPresent() ? BIT_BOOLEAN : IDENTITY;
+                return sourceType.filter(type -> type.equals("bit") || type.equals("varbit")).isPresent()
+                        ? BIT_BOOLEAN : IDENTITY;
             }
             case BYTES -> {
                 return sourceType.filter(type -> !type.equals("bytea")).isPresent() ? TEXT_BYTES : IDENTITY;
             }
             case ARRAY -> {
-                Optional<String> elementType = sourceType.filter(type -> type.startsWith("_")).map(type -> type.substring(1));
+                Optional<String> elementType = sourceType.filter(type -> type.startsWith("_"))
+                        .map(type -> type.substring(1));
                 ValueConverter element = forSchema(schema.valueSchema(), elementType, placeholder);
                 return value -> {
                     List<?> list = (List<?>) value;
@@ -251,11 +263,14 @@ final class ValueConverters
             }
             case MAP -> {
                 if (schema.keySchema().type() != Schema.Type.STRING) {
-                    throw new IllegalArgumentException("a map with " + schema.keySchema().type() + " keys has no PostgreSQL representation (hstore maps text to text)");
+                    throw new IllegalArgumentException("a map with " + schema.keySchema().type()
+                            + " keys has no PostgreSQL representation (hstore maps text to text)");
                 }
                 return HSTORE_VALUE;
             }
-            case STRUCT -> throw new IllegalArgumentException("a struct" + (name == null ? "" : " of type " + name) + " has no PostgreSQL representation");
+            case STRUCT ->
+                    throw new IllegalArgumentException("a struct" + (name == null ? "" : " of type " + name)
+                            + " has no PostgreSQL representation");
         }
         throw new IllegalArgumentException("unknown Connect type " + schema.type());
     }
@@ -278,7 +293,8 @@ final class ValueConverters
             BitSet bits = BitSet.valueOf(bytes(value));
             int length = fixedLength > 0 ? fixedLength : Math.max(bits.length(), 1);
             if (bits.length() > length) {
-                throw new IllegalArgumentException("bit string has bit " + (bits.length() - 1) + " set but the column has " + length + " bits");
+                throw new IllegalArgumentException("bit string has bit " + (bits.length() - 1)
+                        + " set but the column has " + length + " bits");
             }
             char[] text = new char[length];
             for (int i = 0; i < length; i++) {
@@ -323,7 +339,8 @@ final class ValueConverters
         if (srid.isEmpty() || srid.get() == 0 || wkb.length < 5) {
             return wkb;
         }
-        ByteBuffer in = ByteBuffer.wrap(wkb).order(wkb[0] == 0 ? java.nio.ByteOrder.BIG_ENDIAN : java.nio.ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer in = ByteBuffer.wrap(wkb)
+                .order(wkb[0] == 0 ? java.nio.ByteOrder.BIG_ENDIAN : java.nio.ByteOrder.LITTLE_ENDIAN);
         int type = in.getInt(1);
         if ((type & 0x2000_0000) != 0) {
             return wkb;

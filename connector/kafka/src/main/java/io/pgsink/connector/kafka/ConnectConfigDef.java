@@ -53,10 +53,13 @@ final class ConnectConfigDef
         }
         Object defaultValue = ConfigDef.NO_DEFAULT_VALUE;
         if (key.defaultValue().isPresent()) {
-            defaultValue = type == ConfigDef.Type.LONG ? key.type().parse(key.defaultValue().get()) : key.defaultValue().get();
+            defaultValue = type == ConfigDef.Type.LONG ? key.type().parse(key.defaultValue().get())
+                    : key.defaultValue().get();
         }
-        ConfigDef.Importance importance = key.defaultValue().isEmpty() || key.name().startsWith("target.") ? ConfigDef.Importance.HIGH : ConfigDef.Importance.MEDIUM;
-        definition.define(key.name(), type, defaultValue, new Validator(key), importance, key.documentation(), GROUP, order, ConfigDef.Width.MEDIUM, key.name());
+        ConfigDef.Importance importance = key.defaultValue().isEmpty() || key.name().startsWith("target.")
+                ? ConfigDef.Importance.HIGH : ConfigDef.Importance.MEDIUM;
+        definition.define(key.name(), type, defaultValue, new Validator(key), importance, key.documentation(), GROUP,
+                order, ConfigDef.Width.MEDIUM, key.name());
     }
 
     /** A key's own check, on the value as Connect parsed it. */

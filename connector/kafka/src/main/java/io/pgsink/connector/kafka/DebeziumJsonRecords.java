@@ -33,7 +33,8 @@ final class DebeziumJsonRecords
     {
         SchemaAndValue key = read(keys, record, record.key(), "key");
         SchemaAndValue value = read(values, record, record.value(), "value");
-        return record.newRecord(record.topic(), record.kafkaPartition(), key.schema(), key.value(), value.schema(), value.value(), record.timestamp(), record.headers());
+        return record.newRecord(record.topic(), record.kafkaPartition(), key.schema(), key.value(), value.schema(),
+                value.value(), record.timestamp(), record.headers());
     }
 
     private static SchemaAndValue read(JsonEnvelopeReader reader, SinkRecord record, @Nullable Object data, String part)
@@ -49,16 +50,21 @@ final class DebeziumJsonRecords
             json = text.getBytes(StandardCharsets.UTF_8);
         }
         else {
-            throw new SinkException(ErrorCode.CONFIG, "The " + part + " of the record of topic " + record.topic() + " partition " + record.kafkaPartition() + " at offset "
-                    + record.kafkaOffset() + " is a " + data.getClass().getName() + ", not bytes: " + KafkaSinkConfig.RECORD_FORMAT + "=debezium-json needs "
-                    + part + ".converter=org.apache.kafka.connect.converters.ByteArrayConverter (or StringConverter); the worker's converter is used where the connector sets none");
+            throw new SinkException(ErrorCode.CONFIG, "The " + part + " of the record of topic " + record.topic()
+                    + " partition " + record.kafkaPartition() + " at offset "
+                    + record.kafkaOffset() + " is a " + data.getClass().getName() + ", not bytes: "
+                    + KafkaSinkConfig.RECORD_FORMAT + "=debezium-json needs "
+                    + part + ".converter=org.apache.kafka.connect.converters.ByteArrayConverter (or StringConverter); "
+                    + "the worker's converter is used where the connector sets none");
         }
         try {
             return reader.read(json);
         }
         catch (DataException e) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot read the " + part + " of the record of topic " + record.topic() + " partition " + record.kafkaPartition()
-                    + " at offset " + record.kafkaOffset() + " as Debezium JSON with schema (" + KafkaSinkConfig.RECORD_FORMAT + "=debezium-json): " + e.getMessage(), e);
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot read the " + part + " of the record of topic "
+                    + record.topic() + " partition " + record.kafkaPartition()
+                    + " at offset " + record.kafkaOffset() + " as Debezium JSON with schema ("
+                    + KafkaSinkConfig.RECORD_FORMAT + "=debezium-json): " + e.getMessage(), e);
         }
     }
 }

@@ -71,9 +71,11 @@ final class ErrantRecords
                 // not kept (cannot happen for rows of this task's records): report where it was
                 TopicPartition partition = partitions.apply(position.partition());
                 if (partition == null) {
-                    partition = KafkaPositions.parsePartition(position.partition()).orElse(new TopicPartition(position.partition(), 0));
+                    partition = KafkaPositions.parsePartition(position.partition())
+                            .orElse(new TopicPartition(position.partition(), 0));
                 }
-                record = new SinkRecord(partition.topic(), partition.partition(), null, null, null, null, Long.parseLong(position.offset()));
+                record = new SinkRecord(partition.topic(), partition.partition(), null, null, null, null,
+                        Long.parseLong(position.offset()));
             }
             records.add(record);
             errors.add(new SinkException(ErrorCode.DATA, "Cannot write a row of " + row.describe()));
@@ -95,12 +97,15 @@ final class ErrantRecords
             }
             catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new ConnectException(name + " - interrupted while reporting the record of topic " + record.topic() + " partition " + record.kafkaPartition()
+                throw new ConnectException(name + " - interrupted while reporting the record of topic " + record.topic()
+                        + " partition " + record.kafkaPartition()
                         + " at offset " + record.kafkaOffset(), e);
             }
             catch (ExecutionException e) {
-                throw new ConnectException(name + " - cannot report the record of topic " + record.topic() + " partition " + record.kafkaPartition()
-                        + " at offset " + record.kafkaOffset() + " to the errant-record reporter: " + e.getCause().getMessage(), e.getCause());
+                throw new ConnectException(name + " - cannot report the record of topic " + record.topic()
+                        + " partition " + record.kafkaPartition()
+                        + " at offset " + record.kafkaOffset() + " to the errant-record reporter: "
+                        + e.getCause().getMessage(), e.getCause());
             }
         }
     }

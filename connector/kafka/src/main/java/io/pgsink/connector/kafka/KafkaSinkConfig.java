@@ -49,53 +49,67 @@ public final class KafkaSinkConfig
     public static final String KEY_CHANGE_WAIT_MS = "key.change.wait.ms";
     public static final String RECORD_FORMAT = "record.format";
 
-    static final ConfigKey<Boolean> DELETE_ON_TOMBSTONE_KEY = ConfigKey.optional(DELETE_ON_TOMBSTONE, ConfigType.BOOLEAN, false,
+    static final ConfigKey<Boolean> DELETE_ON_TOMBSTONE_KEY = ConfigKey.optional(DELETE_ON_TOMBSTONE,
+            ConfigType.BOOLEAN, false,
             "Whether a tombstone (a record with a key, and neither value nor value schema) deletes the row of its key. "
-                    + "true for records flattened by ExtractNewRecordState with delete.tombstone.handling.mode=delete-to-tombstone; "
-                    + "false ignores tombstones: the ones Debezium writes after a delete event add nothing to it. "
-                    + "Deletes flattened in the SMT's other modes (tombstone, rewrite) are applied either way.");
-    static final ConfigKey<String> FLATTENED_METADATA_PREFIX_KEY = ConfigKey.optional(FLATTENED_METADATA_PREFIX, ConfigType.STRING, "__",
-                    "Fields of flattened records whose names start with this prefix are metadata (ExtractNewRecordState's add.fields.prefix), not columns: "
-                            + "__deleted marks a delete, __op the operation, __source_schema and __source_table the source table.")
+            + "true for records flattened by ExtractNewRecordState with "
+            + "delete.tombstone.handling.mode=delete-to-tombstone; false ignores tombstones: the ones Debezium writes "
+            + "after a delete event add nothing to it. Deletes flattened in the SMT's other modes (tombstone, rewrite) "
+            + "are applied either way.");
+    static final ConfigKey<String> FLATTENED_METADATA_PREFIX_KEY = ConfigKey.optional(FLATTENED_METADATA_PREFIX,
+                    ConfigType.STRING, "__",
+                    "Fields of flattened records whose names start with this prefix are metadata "
+                    + "(ExtractNewRecordState's add.fields.prefix), not columns: __deleted marks a delete, __op the "
+                    + "operation, __source_schema and __source_table the source table.")
             .withValidator(ConfigValidator.notEmpty("must not be empty: every field would be metadata"));
-    static final ConfigKey<String> UNAVAILABLE_VALUE_PLACEHOLDER_KEY = ConfigKey.optional(UNAVAILABLE_VALUE_PLACEHOLDER, ConfigType.STRING, UnavailablePlaceholder.DEFAULT,
-                    "The value Debezium sends for an unchanged TOASTed column (the source connector's unavailable.value.placeholder); pgsink fills such columns and never writes it.")
+    static final ConfigKey<String> UNAVAILABLE_VALUE_PLACEHOLDER_KEY = ConfigKey.optional(
+                    UNAVAILABLE_VALUE_PLACEHOLDER, ConfigType.STRING, UnavailablePlaceholder.DEFAULT,
+                    "The value Debezium sends for an unchanged TOASTed column (the source connector's "
+                    + "unavailable.value.placeholder); pgsink fills such columns and never writes it.")
             .withValidator(ConfigValidator.notEmpty("must not be empty"));
 
-    static final ConfigKey<Long> KEY_CHANGE_WAIT_MS_KEY = ConfigKey.optional(KEY_CHANGE_WAIT_MS, ConfigType.LONG, 30_000L,
-                    "How long the create of a primary-key change (Debezium's create with header "
-                            + "__debezium.oldkey) whose unchanged TOASTed columns carry the placeholder waits for "
-                            + "the old row, which the flush of the change's delete (header __debezium.newkey) saves "
-                            + "in the table pgsink_moved_rows, in whichever task and partition it comes. While it "
-                            + "waits, its partition waits (the others go on); it normally waits until the other "
-                            + "partition's task flushes. When the time passes, the create is applied filled from the "
-                            + "old key's row in the target if there is one (a WARN names table and key columns); "
-                            + "0 does not wait. Deletes are never held back.")
+    static final ConfigKey<Long> KEY_CHANGE_WAIT_MS_KEY = ConfigKey.optional(KEY_CHANGE_WAIT_MS,
+                    ConfigType.LONG, 30_000L,
+                    "How long the create of a primary-key change (Debezium's create with header __debezium.oldkey) "
+                    + "whose unchanged TOASTed columns carry the placeholder waits for the old row, which the flush of "
+                    + "the change's delete (header __debezium.newkey) saves in the table pgsink_moved_rows, in "
+                    + "whichever task and partition it comes. While it waits, its partition waits (the others go on); "
+                    + "it normally waits until the other partition's task flushes. When the time passes, the create is "
+                    + "applied filled from the old key's row in the target if there is one (a WARN names table and key "
+                    + "columns); 0 does not wait. Deletes are never held back.")
             .withValidator(ConfigValidator.atLeast(0));
 
-    static final ConfigKey<RecordFormat> RECORD_FORMAT_KEY = ConfigKey.optional(RECORD_FORMAT, ConfigType.choice(RecordFormat.class), RecordFormat.CONNECT,
-            "How the task reads record keys and values. connect: as the worker's key.converter and value.converter deliver them (JsonConverter with schemas.enable=true, Avro...). "
-                    + "debezium-json: the records are Debezium change events written by JsonConverter with schemas.enable=true ({\"schema\":...,\"payload\":...}), "
-                    + "the converters are org.apache.kafka.connect.converters.ByteArrayConverter (or StringConverter), and pgsink reads the JSON itself, "
-                    + "faster than JsonConverter (no JSON tree, each distinct schema interpreted once); Single Message Transforms that need structs cannot run on the sink side then.");
+    static final ConfigKey<RecordFormat> RECORD_FORMAT_KEY = ConfigKey.optional(RECORD_FORMAT,
+            ConfigType.choice(RecordFormat.class), RecordFormat.CONNECT,
+            "How the task reads record keys and values. connect: as the worker's key.converter and value.converter "
+            + "deliver them (JsonConverter with schemas.enable=true, Avro...). debezium-json: the records are Debezium "
+            + "change events written by JsonConverter with schemas.enable=true ({\"schema\":...,\"payload\":...}), the "
+            + "converters are org.apache.kafka.connect.converters.ByteArrayConverter (or StringConverter), and pgsink "
+            + "reads the JSON itself, faster than JsonConverter (no JSON tree, each distinct schema interpreted once); "
+            + "Single Message Transforms that need structs cannot run on the sink side then.");
 
     /** The connector's own keys; the shared ones are {@link SinkConfig#KEYS}. */
-    public static final List<ConfigKey<?>> KEYS = List.of(DELETE_ON_TOMBSTONE_KEY, FLATTENED_METADATA_PREFIX_KEY, UNAVAILABLE_VALUE_PLACEHOLDER_KEY, KEY_CHANGE_WAIT_MS_KEY,
-            RECORD_FORMAT_KEY);
+    public static final List<ConfigKey<?>> KEYS = List.of(DELETE_ON_TOMBSTONE_KEY, FLATTENED_METADATA_PREFIX_KEY,
+            UNAVAILABLE_VALUE_PLACEHOLDER_KEY, KEY_CHANGE_WAIT_MS_KEY, RECORD_FORMAT_KEY);
     /** The converters that hand a task the bytes (or text) of a record as they are. */
-    static final List<String> RAW_CONVERTERS = List.of("org.apache.kafka.connect.converters.ByteArrayConverter", "org.apache.kafka.connect.storage.StringConverter");
+    static final List<String> RAW_CONVERTERS = List.of("org.apache.kafka.connect.converters.ByteArrayConverter",
+            "org.apache.kafka.connect.storage.StringConverter");
 
     /** {@code sink.name} as Kafka Connect reads it: empty (the default) for the connector's name. */
     static final ConfigKey<String> SINK_NAME_KEY = SinkKeys.SINK_NAME.withDefault("").withDocumentation(
-            "Name of this sink; empty (the default) for the connector's name. Positions (topic, partition and offset) are stored under it in the offsets table; "
-                    + "the connector's tasks share it, as each partition is read by one task at a time.");
+            "Name of this sink; empty (the default) for the connector's name. Positions (topic, partition and offset) "
+            + "are stored under it in the offsets table; the connector's tasks share it, as each partition is read by "
+            + "one task at a time.");
 
     /** {@code target.table.name.format} as Kafka Connect reads it: routing by topic too. */
-    static final ConfigKey<TableNameFormat> ROUTING_KEY = SinkKeys.TARGET_TABLE_NAME_FORMAT.withValidator(ConfigValidator.any()).withDocumentation(
-            "Target table of a record: ${schema} and ${table} (or ${source.schema} and ${source.table}) are replaced by the source schema and table the record names, "
-                    + "${topic} by its topic with '.' replaced by '_'. The first '.' outside a placeholder separates the target schema from the table name; "
-                    + "without one, the target schema is the source schema, or public when the format uses ${topic}. "
-                    + "Flattened records name their source table only with ExtractNewRecordState's add.fields=source.schema,source.table (or add.headers).");
+    static final ConfigKey<TableNameFormat> ROUTING_KEY =
+            SinkKeys.TARGET_TABLE_NAME_FORMAT.withValidator(ConfigValidator.any()).withDocumentation(
+            "Target table of a record: ${schema} and ${table} (or ${source.schema} and ${source.table}) are replaced "
+            + "by the source schema and table the record names, ${topic} by its topic with '.' replaced by '_'. The "
+            + "first '.' outside a placeholder separates the target schema from the table name; without one, the "
+            + "target schema is the source schema, or public when the format uses ${topic}. Flattened records name "
+            + "their source table only with ExtractNewRecordState's add.fields=source.schema,source.table (or "
+            + "add.headers).");
 
     /** The shared keys as Kafka Connect reads them, then the connector's own: what Connect shows and checks. */
     static final List<ConfigKey<?>> CONNECT_KEYS;
@@ -103,7 +117,8 @@ public final class KafkaSinkConfig
     static {
         List<ConfigKey<?>> keys = new ArrayList<>();
         for (ConfigKey<?> key : SinkConfig.KEYS) {
-            keys.add(key.name().equals(SinkConfig.SINK_NAME) ? SINK_NAME_KEY : key.name().equals(SinkConfig.TARGET_TABLE_NAME_FORMAT) ? ROUTING_KEY : key);
+            keys.add(key.name().equals(SinkConfig.SINK_NAME) ? SINK_NAME_KEY
+                    : key.name().equals(SinkConfig.TARGET_TABLE_NAME_FORMAT) ? ROUTING_KEY : key);
         }
         keys.addAll(KEYS);
         CONNECT_KEYS = List.copyOf(keys);
@@ -111,7 +126,8 @@ public final class KafkaSinkConfig
 
     /** Kafka Connect's own keys, which it passes to connectors and tasks with theirs. */
     private static final Set<String> CONNECT_OWN_KEYS = Set.of(
-            "name", "connector.class", "connector.plugin.version", "tasks.max", "tasks.max.enforce", "task.class", "topics", "topics.regex",
+            "name", "connector.class", "connector.plugin.version", "tasks.max", "tasks.max.enforce", "task.class",
+            "topics", "topics.regex",
             "key.converter", "value.converter", "header.converter", "transforms", "predicates", "config.action.reload");
     private static final List<String> CONNECT_PREFIXES = List.of(
             "key.converter.", "value.converter.", "header.converter.", "transforms.", "predicates.",
@@ -145,7 +161,8 @@ public final class KafkaSinkConfig
     public static KafkaSinkConfig parse(Map<String, String> properties)
     {
         List<ConfigProblem> problems = new ArrayList<>();
-        return ConfigProblem.valueOrThrow(validate(properties, problems), problems, "Invalid pgsink connector configuration", ConfigException::new);
+        return ConfigProblem.valueOrThrow(validate(properties, problems), problems,
+                "Invalid pgsink connector configuration", ConfigException::new);
     }
 
     /** Every problem of the configuration, each with its key; empty when it is valid. */
@@ -170,11 +187,14 @@ public final class KafkaSinkConfig
             if (ConfigKey.names(KEYS).contains(key)) {
                 ownProperties.put(key, entry.getValue());
             }
-            else if (SinkConfig.isSinkKey(key) || (key.startsWith(SinkConfig.TARGET_JDBC_PREFIX) && key.length() > SinkConfig.TARGET_JDBC_PREFIX.length())) {
+            else if (SinkConfig.isSinkKey(key)
+                    || (key.startsWith(SinkConfig.TARGET_JDBC_PREFIX)
+                            && key.length() > SinkConfig.TARGET_JDBC_PREFIX.length())) {
                 sinkProperties.put(key, entry.getValue());
             }
             else {
-                problems.add(ConfigProblem.unknown(key, "not a setting of pgsink (" + String.join(", ", ConfigKey.names(CONNECT_KEYS)) + ", "
+                problems.add(ConfigProblem.unknown(key, "not a setting of pgsink ("
+                        + String.join(", ", ConfigKey.names(CONNECT_KEYS)) + ", "
                         + SinkConfig.TARGET_JDBC_PREFIX + "*) nor of Kafka Connect"));
             }
         }
@@ -201,7 +221,8 @@ public final class KafkaSinkConfig
             for (String converter : List.of("key.converter", "value.converter")) {
                 String value = properties.get(converter);
                 if (value != null && !RAW_CONVERTERS.contains(value.trim())) {
-                    problems.add(ConfigProblem.invalid(converter, value, false, RECORD_FORMAT + "=debezium-json reads the bytes of the records itself: the converter must be "
+                    problems.add(ConfigProblem.invalid(converter, value, false, RECORD_FORMAT
+                            + "=debezium-json reads the bytes of the records itself: the converter must be "
                             + String.join(" or ", RAW_CONVERTERS)));
                 }
             }
@@ -231,8 +252,10 @@ public final class KafkaSinkConfig
             return;
         }
         String replace = properties.get(REPLACE_NULL_WITH_DEFAULT);
-        String reason = "must be false with " + JSON_CONVERTER + ", which otherwise reads a NULL of a column that has a default as the default (Kafka 3.5+; "
-                + "set it on the source connector's value.converter too, where JsonConverter writes the default in place of the NULL)";
+        String reason = "must be false with " + JSON_CONVERTER + ", which otherwise reads a NULL of a column that has "
+                + "a default as the default (Kafka 3.5+; "
+                + "set it on the source connector's value.converter too, where JsonConverter writes the default in "
+                + "place of the NULL)";
         if (replace == null) {
             problems.add(ConfigProblem.missing(REPLACE_NULL_WITH_DEFAULT, reason));
         }
@@ -254,7 +277,9 @@ public final class KafkaSinkConfig
                 return true;
             }
         }
-        return key.endsWith(".plugin.version") && (key.startsWith("key.converter") || key.startsWith("value.converter") || key.startsWith("header.converter"));
+        return key.endsWith(".plugin.version")
+                && (key.startsWith("key.converter") || key.startsWith("value.converter")
+                        || key.startsWith("header.converter"));
     }
 
 

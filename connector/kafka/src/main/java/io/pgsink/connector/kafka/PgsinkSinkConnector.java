@@ -87,7 +87,8 @@ public final class PgsinkSinkConnector
             applier.committedPositions();
         }
         catch (SinkException e) {
-            log.warn("{} - cannot prepare the offsets table yet; the tasks will retry: {}", config.sinkName(), e.getMessage());
+            log.warn("{} - cannot prepare the offsets table yet; the tasks will retry: {}", config.sinkName(),
+                    e.getMessage());
         }
     }
 
@@ -140,10 +141,12 @@ public final class PgsinkSinkConnector
         for (ConfigProblem problem : problems) {
             addError(values, properties, problem.key(), problem.message());
         }
-        boolean valid = problems.isEmpty() && values.values().stream().allMatch(value -> value.errorMessages().isEmpty());
+        boolean valid = problems.isEmpty()
+                && values.values().stream().allMatch(value -> value.errorMessages().isEmpty());
         if (valid) {
             KafkaSinkConfig config = KafkaSinkConfig.parse(properties);
-            for (TargetCheck.Finding finding : new TargetCheck(config.sink(), "", false).run(targetTables(config, properties.get("topics")))) {
+            for (TargetCheck.Finding finding
+                    : new TargetCheck(config.sink(), "", false).run(targetTables(config, properties.get("topics")))) {
                 if (finding.status() == TargetCheck.Status.FAIL) {
                     addError(values, properties, finding.key(), finding.message());
                 }
@@ -155,16 +158,19 @@ public final class PgsinkSinkConnector
         return new Config(new ArrayList<>(values.values()));
     }
 
-    private static void addError(Map<String, ConfigValue> values, Map<String, String> properties, String key, String message)
+    private static void addError(Map<String, ConfigValue> values, Map<String, String> properties, String key,
+            String message)
     {
-        ConfigValue value = values.computeIfAbsent(key, name -> new ConfigValue(name, properties.get(name), List.of(), new ArrayList<>()));
+        ConfigValue value = values.computeIfAbsent(key,
+                name -> new ConfigValue(name, properties.get(name), List.of(), new ArrayList<>()));
         if (value.errorMessages().isEmpty()) {
             value.addErrorMessage(message);
         }
     }
 
     /** The target tables of {@code topics}, when the routing names them without reading records. */
-    private static List<TargetCheck.Table> targetTables(KafkaSinkConfig config, @org.jetbrains.annotations.Nullable String topics)
+    private static List<TargetCheck.Table> targetTables(KafkaSinkConfig config,
+            @org.jetbrains.annotations.Nullable String topics)
     {
         List<TargetCheck.Table> tables = new ArrayList<>();
         if (topics == null || config.routing().needsSourceTable()) {

@@ -95,7 +95,10 @@ public final class PgsinkSinkTask
     /** The newest source commit time of the events buffered since the last flush; 0 when unknown. */
     private long newestSourceMillis;
     private boolean retryFlush;
-    /** A failure for good that surfaced in preCommit (a batch that failed in flight, flush.pipelined): the next put fails the task with it. */
+    /**
+     * A failure for good that surfaced in preCommit (a batch that failed in flight, flush.pipelined): the next put
+     * fails the task with it.
+     */
     @Nullable
     private SinkException deferredFailure;
     private long flushes;
@@ -130,10 +133,13 @@ public final class PgsinkSinkTask
         mapper = new SinkRecordMapper(config);
         jsonRecords = config.recordFormat() == RecordFormat.DEBEZIUM_JSON ? new DebeziumJsonRecords() : null;
         retryPolicy = new RetryPolicy(name, config.sink().retryBackoff(), context);
-        log.info("{} - task started; rows the target refuses {}", name, !config.sink().toleratesRejectedRows() ? "stop the task (errors.tolerance=none)"
-                : reporter != null ? "go to Connect's errant-record reporter" : "go to the dead-letter table " + config.sink().deadLetterTable());
+        log.info("{} - task started; rows the target refuses {}", name,
+                !config.sink().toleratesRejectedRows() ? "stop the task (errors.tolerance=none)"
+                        : reporter != null ? "go to Connect's errant-record reporter"
+                        : "go to the dead-letter table " + config.sink().deadLetterTable());
         if (reporter != null && config.sink().flushPolicy().pipelined()) {
-            log.warn("{} - flush.pipelined=true is not applied: rows the target refuses go to Connect's errant-record reporter, which must be called from the task's thread, so flushes are synchronous",
+            log.warn("{} - flush.pipelined=true is not applied: rows the target refuses go to Connect's errant-record "
+                    + "reporter, which must be called from the task's thread, so flushes are synchronous",
                     name);
         }
     }
@@ -156,7 +162,8 @@ public final class PgsinkSinkTask
      */
     private Sink newSink()
     {
-        return ColumnSelectingSink.wrap(new BufferedSink(name, flushPolicy(), new TaskApplier(name, applier), new Listener(), System::nanoTime, config.sink().toleratesRejectedRows()),
+        return ColumnSelectingSink.wrap(new BufferedSink(name, flushPolicy(), new TaskApplier(name, applier),
+                new Listener(), System::nanoTime, config.sink().toleratesRejectedRows()),
                 config.sink().columnSelection(), table -> mapper.sourceTableOf(table));
     }
 
@@ -196,7 +203,8 @@ public final class PgsinkSinkTask
             // their records wait (paused) until the positions can be read, see put
             partitions.waitForPositions(added);
             context.pause(added.toArray(new TopicPartition[0]));
-            log.warn("{} - cannot read the stored positions of {} yet, their records wait: {}", name, added, e.getMessage());
+            log.warn("{} - cannot read the stored positions of {} yet, their records wait: {}", name, added,
+                    e.getMessage());
         }
     }
 
@@ -253,7 +261,8 @@ public final class PgsinkSinkTask
         }
         catch (SinkException e) {
             RuntimeException failure = retryPolicy.failure(e);
-            metrics.state(failure instanceof RetriableException ? TaskMetrics.State.RETRYING : TaskMetrics.State.FAILED);
+            metrics.state(failure instanceof RetriableException ? TaskMetrics.State.RETRYING
+                    : TaskMetrics.State.FAILED);
             throw failure;
         }
         catch (RuntimeException e) {
@@ -270,7 +279,8 @@ public final class PgsinkSinkTask
     {
         PartitionState state = partitions.get(new TopicPartition(received.topic(), received.kafkaPartition()));
         if (state == null) {
-            throw new ConnectException(name + " - received a record of topic " + received.topic() + " partition " + received.kafkaPartition() + " at offset " + received.kafkaOffset()
+            throw new ConnectException(name + " - received a record of topic " + received.topic() + " partition "
+                    + received.kafkaPartition() + " at offset " + received.kafkaOffset()
                     + ", a partition this task was not given");
         }
         long offset = received.kafkaOffset();
@@ -295,7 +305,8 @@ public final class PgsinkSinkTask
                 if (e.errorCode() == ErrorCode.CONFIG) {
                     throw e;
                 }
-                // reported where a record that cannot be mapped is (see map); until then it stands for a record without key, value or headers
+                // reported where a record that cannot be mapped is (see map); until then it stands for a record without
+                // key, value or headers
                 unreadable = e;
                 record = new SinkRecord(received.topic(), received.kafkaPartition(), null, null, null, null, offset);
             }
@@ -330,7 +341,8 @@ public final class PgsinkSinkTask
             deliver(record, position, event);
         }
         catch (RuntimeException e) {
-            // the sink may have buffered the event before a flush failed; if it did not, the record is to be taken again
+            // the sink may have buffered the event before a flush failed; if it did not, the record is to be taken
+            // again
             if (!buffered(flushesBefore, eventsBefore)) {
                 state.next = previousNext;
                 state.firstUnflushed = previousFirst;
@@ -390,7 +402,10 @@ public final class PgsinkSinkTask
         }
     }
 
-    /** Whether the sink holds what it was given since it had {@code eventsBefore} events after {@code flushesBefore} flushes. */
+    /**
+     * Whether the sink holds what it was given since it had {@code eventsBefore} events after {@code flushesBefore}
+     * flushes.
+     */
     private boolean buffered(long flushesBefore, long eventsBefore)
     {
         return flushes != flushesBefore ? sink.bufferedEvents() > 0 : sink.bufferedEvents() > eventsBefore;
@@ -404,7 +419,8 @@ public final class PgsinkSinkTask
      * @param record the record as read ({@code received} unless {@code record.format=debezium-json})
      * @param unreadable why {@code received} could not be read, if it could not
      */
-    private Optional<ChangeEvent> map(SinkRecord received, SinkRecord record, SourcePosition position, @Nullable SinkException unreadable)
+    private Optional<ChangeEvent> map(SinkRecord received, SinkRecord record, SourcePosition position,
+            @Nullable SinkException unreadable)
     {
         SinkException failure;
         try {
@@ -420,7 +436,8 @@ public final class PgsinkSinkTask
             failure = e;
         }
         catch (DataException | ClassCastException | IllegalArgumentException e) {
-            failure = new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot read the record of topic " + record.topic() + " at " + position + ": " + e.getMessage(), e);
+            failure = new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot read the record of topic " + record.topic()
+                    + " at " + position + ": " + e.getMessage(), e);
         }
         if (!config.sink().toleratesRejectedRows()) {
             throw failure;
@@ -429,7 +446,8 @@ public final class PgsinkSinkTask
             errantRecords.report(List.of(received), List.of(failure));
         }
         else {
-            log.warn("{} - skipped a record it cannot apply (errors.tolerance=all, and Connect has no errant-record reporter for this connector): {}", name, failure.getMessage());
+            log.warn("{} - skipped a record it cannot apply (errors.tolerance=all, and Connect has no errant-record "
+                    + "reporter for this connector): {}", name, failure.getMessage());
         }
         return Optional.empty();
     }
@@ -467,11 +485,13 @@ public final class PgsinkSinkTask
                 sink.awaitApplied();
             }
             catch (SinkException e) {
-                // not thrown: Connect would only log it; the next put retries a transient failure and fails the task with any other
+                // not thrown: Connect would only log it; the next put retries a transient failure and fails the task
+                // with any other
                 if (!e.isTransient()) {
                     deferredFailure = e;
                 }
-                log.warn("{} - flush before committing offsets failed, {} with the next records: {}", name, e.isTransient() ? "it is retried" : "the task fails", e.getMessage());
+                log.warn("{} - flush before committing offsets failed, {} with the next records: {}", name,
+                        e.isTransient() ? "it is retried" : "the task fails", e.getMessage());
             }
         }
         return partitions.committedOffsets(currentOffsets.keySet());
@@ -536,7 +556,8 @@ public final class PgsinkSinkTask
             }
         });
         rewind(rewind);
-        log.info("{} - {}: dropped {} buffered events{}", name, reason, events, rewind.isEmpty() ? "" : "; rewinding " + rewind + " to take them again");
+        log.info("{} - {}: dropped {} buffered events{}", name, reason, events,
+                rewind.isEmpty() ? "" : "; rewinding " + rewind + " to take them again");
     }
 
     @Override
@@ -590,7 +611,8 @@ public final class PgsinkSinkTask
             keyChanges.committed(batch.positions());
             metrics.flushed(batch, elapsedNanos, handedOffSourceMillis);
             if (log.isDebugEnabled()) {
-                log.debug("{} - flushed {} events ({} tables) in {} ms", name, batch.events(), batch.tables().size(), elapsedNanos / 1_000_000);
+                log.debug("{} - flushed {} events ({} tables) in {} ms", name, batch.events(), batch.tables().size(),
+                        elapsedNanos / 1_000_000);
             }
         }
 

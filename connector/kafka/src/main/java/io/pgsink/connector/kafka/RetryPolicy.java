@@ -45,7 +45,8 @@ final class RetryPolicy
         long delay = backoff.delayMillis(failedAttempts);
         failedAttempts++;
         context.timeout(delay);
-        return new RetriableException(name + " - " + failure.getMessage() + " (attempt " + failedAttempts + ", retrying in " + delay + " ms)", failure);
+        return new RetriableException(name + " - " + failure.getMessage() + " (attempt " + failedAttempts
+                + ", retrying in " + delay + " ms)", failure);
     }
 
     /** A call succeeded: the next failure waits the first backoff again. */

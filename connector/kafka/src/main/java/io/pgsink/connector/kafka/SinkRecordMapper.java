@@ -127,8 +127,10 @@ final class SinkRecordMapper
             return tombstone(record, position);
         }
         if (!(value instanceof Struct struct)) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Record of topic " + record.topic() + " at " + position + " is not a Debezium change event: its value is a "
-                    + value.getClass().getName() + ", not a struct (use a converter that keeps schemas, e.g. JsonConverter with schemas.enable=true, or Avro)");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Record of topic " + record.topic() + " at " + position
+                    + " is not a Debezium change event: its value is a "
+                    + value.getClass().getName() + ", not a struct (use a converter that keeps schemas, e.g. "
+                    + "JsonConverter with schemas.enable=true, or Avro)");
         }
         if (isEnvelope(struct.schema())) {
             Optional<ChangeEvent> event = envelopes.map(record, position);
@@ -147,19 +149,22 @@ final class SinkRecordMapper
             return true;
         }
         String name = schema.name();
-        return name != null && (name.equals(HEARTBEAT) || name.equals(TRANSACTION_METADATA) || name.endsWith(".SchemaChangeValue"));
+        return name != null
+                && (name.equals(HEARTBEAT) || name.equals(TRANSACTION_METADATA) || name.endsWith(".SchemaChangeValue"));
     }
 
     private ChangeEvent route(SinkRecord record, ChangeEvent event)
     {
         TableId target = routed(record.topic(), event.table(), event.position());
         if (event.operation() == Operation.TRUNCATE) {
-            return target.equals(event.table()) ? event : ChangeEvent.truncate(target, event.position(), event.sourceTimeMillis());
+            return target.equals(event.table()) ? event
+                    : ChangeEvent.truncate(target, event.position(), event.sourceTimeMillis());
         }
         TableSchema source = event.schema();
         TableSchema routed = routedSchemas.get(source);
         if (routed == null || !routed.table().equals(target)) {
-            routed = target.equals(source.table()) ? source : new TableSchema(target, source.columns(), source.keyColumns());
+            routed = target.equals(source.table()) ? source
+                    : new TableSchema(target, source.columns(), source.keyColumns());
             if (routedSchemas.size() >= MAX_CACHED_SCHEMAS) {
                 routedSchemas.clear();
             }
@@ -172,11 +177,14 @@ final class SinkRecordMapper
         switch (event.operation()) {
             case INSERT, READ -> {
                 return event.before() != null
-                        ? ChangeEvent.insertMovedFrom(routed, event.before(), event.after(), event.position(), event.sourceTimeMillis())
-                        : ChangeEvent.insert(routed, event.operation(), event.after(), event.position(), event.sourceTimeMillis());
+                        ? ChangeEvent.insertMovedFrom(routed, event.before(), event.after(), event.position(),
+                                event.sourceTimeMillis())
+                        : ChangeEvent.insert(routed, event.operation(), event.after(), event.position(),
+                                event.sourceTimeMillis());
             }
             case UPDATE -> {
-                return ChangeEvent.update(routed, event.before(), event.after(), event.position(), event.sourceTimeMillis());
+                return ChangeEvent.update(routed, event.before(), event.after(), event.position(),
+                        event.sourceTimeMillis());
             }
             case DELETE -> {
                 return ChangeEvent.delete(routed, event.before(), event.position(), event.sourceTimeMillis());
@@ -214,7 +222,8 @@ final class SinkRecordMapper
         Struct oldKey = KeyChangeHeaders.oldKey(record);
         if (oldKey != null && shape.hasKeyOf(oldKey.schema())) {
             // the create of a key change (ExtractNewRecordState keeps the headers): see DebeziumRecordMapper.KeyChanges
-            return ChangeEvent.insertMovedFrom(shape.schema(), shape.keyRow(oldKey, position), row, position, sourceTime);
+            return ChangeEvent.insertMovedFrom(shape.schema(), shape.keyRow(oldKey, position), row, position,
+                    sourceTime);
         }
         String operation = text(record, value, operationField);
         if (operation == null) {
@@ -233,7 +242,8 @@ final class SinkRecordMapper
             case "d" -> {
                 return ChangeEvent.delete(shape.schema(), row, position, sourceTime);
             }
-            default -> throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Flattened record of " + target + " at " + position + " has unknown " + operationField + " '" + operation + "'");
+            default -> throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Flattened record of " + target + " at "
+                    + position + " has unknown " + operationField + " '" + operation + "'");
         }
     }
 
@@ -247,7 +257,8 @@ final class SinkRecordMapper
         }
         Struct key = key(record, position);
         if (key == null) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, (flattenedDelete ? "Flattened delete" : "Tombstone") + " of topic " + record.topic() + " at " + position
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, (flattenedDelete ? "Flattened delete" : "Tombstone")
+                    + " of topic " + record.topic() + " at " + position
                     + " has no key, so there is no row to delete");
         }
         TableId target = routed(record.topic(), sourceTable(record, null, position), position);
@@ -269,7 +280,8 @@ final class SinkRecordMapper
         return Optional.of(ChangeEvent.delete(shape.schema(), shape.keyRow(key, position), position, sourceTime));
     }
 
-    private RowShape flattenedShape(TableId target, Schema rowSchema, @Nullable Schema keySchema, SourcePosition position)
+    private RowShape flattenedShape(TableId target, Schema rowSchema, @Nullable Schema keySchema,
+            SourcePosition position)
     {
         RowShape shape = shapes.get(target);
         if (shape != null && shape.connectSchema() == rowSchema && shape.keySchema() == keySchema) {
@@ -291,7 +303,8 @@ final class SinkRecordMapper
             return routing.route(topic, source);
         }
         catch (IllegalArgumentException e) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot route the record of topic " + topic + " at " + position + " (from " + source + ") with target.table.name.format "
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot route the record of topic " + topic + " at "
+                    + position + " (from " + source + ") with target.table.name.format "
                     + routing + ": " + e.getMessage(), e);
         }
     }
@@ -311,9 +324,12 @@ final class SinkRecordMapper
             return null;
         }
         if (!named) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Record of topic " + record.topic() + " at " + position + " does not name its source table, which target.table.name.format "
-                    + routing + " needs: flattened records and tombstones name it only in " + sourceSchemaField + " and " + sourceTableField
-                    + " (ExtractNewRecordState with add.fields=source.schema,source.table, or add.headers for deletes); or route by ${topic}");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Record of topic " + record.topic() + " at " + position
+                    + " does not name its source table, which target.table.name.format "
+                    + routing + " needs: flattened records and tombstones name it only in " + sourceSchemaField
+                    + " and " + sourceTableField
+                    + " (ExtractNewRecordState with add.fields=source.schema,source.table, or add.headers for "
+                    + "deletes); or route by ${topic}");
         }
         return TableId.of(schema, table);
     }
@@ -328,8 +344,10 @@ final class SinkRecordMapper
         if (key instanceof Struct struct) {
             return struct;
         }
-        throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Record of topic " + record.topic() + " at " + position + " has a key of type " + key.getClass().getName()
-                + ", not a struct of the key columns (use a key converter that keeps schemas, e.g. JsonConverter with schemas.enable=true)");
+        throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Record of topic " + record.topic() + " at " + position
+                + " has a key of type " + key.getClass().getName()
+                + ", not a struct of the key columns (use a key converter that keeps schemas, e.g. JsonConverter with "
+                + "schemas.enable=true)");
     }
 
     private long sourceTime(SinkRecord record, @Nullable Struct value)

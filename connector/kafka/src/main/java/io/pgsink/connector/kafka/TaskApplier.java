@@ -47,7 +47,8 @@ final class TaskApplier
     {
         if (outcomeUnknown && committed(batch)) {
             outcomeUnknown = false;
-            log.info("{} - the last attempt to apply {} events committed before its connection was lost; not applying them again", name, batch.events());
+            log.info("{} - the last attempt to apply {} events committed before its connection was lost; not "
+                    + "applying them again", name, batch.events());
             return;
         }
         try {
@@ -69,7 +70,8 @@ final class TaskApplier
         Map<String, SourcePosition> stored = applier.committedPositions();
         for (SourcePosition position : batch.positions().values()) {
             SourcePosition storedPosition = stored.get(position.partition());
-            if (storedPosition == null || KafkaPositions.parseOffset(storedPosition) < KafkaPositions.parseOffset(position)) {
+            if (storedPosition == null
+                    || KafkaPositions.parseOffset(storedPosition) < KafkaPositions.parseOffset(position)) {
                 return false;
             }
         }

@@ -23,9 +23,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * (and to any other metrics reporter the worker has):
  * <ul>
  * <li>{@code events-in-total}: records the task took (changes and position-only records);</li>
- * <li>{@code rows-applied-total}, {@code rows-upserted-total}, {@code rows-deleted-total}: merged rows written or deleted;</li>
+ * <li>{@code rows-applied-total}, {@code rows-upserted-total}, {@code rows-deleted-total}: merged rows written or
+ * deleted;</li>
  * <li>{@code flushes-total}, {@code flush-failures-total}, {@code flush-time-avg-ms}, {@code flush-time-max-ms},
- *     {@code flush-time-p50-ms}, {@code flush-time-p99-ms}: flushes (one target transaction each) and their latency;</li>
+ * {@code flush-time-p50-ms}, {@code flush-time-p99-ms}: flushes (one target transaction each) and their latency;</li>
  * <li>{@code copy-bytes-total}: CSV bytes sent with COPY;</li>
  * <li>{@code buffer-bytes}: estimated heap of the rows buffered for the next flush;</li>
  * <li>{@code source-lag-ms}: at the last flush, how long after its source commit the newest change was applied;</li>
@@ -65,25 +66,33 @@ final class TaskMetrics
             return;
         }
         gauge(metrics, "events-in-total", "Records the task took (changes and position-only records)", eventsIn::get);
-        gauge(metrics, "rows-applied-total", "Merged rows written to or deleted from the target", () -> rowsUpserted.get() + rowsDeleted.get());
+        gauge(metrics, "rows-applied-total", "Merged rows written to or deleted from the target",
+                () -> rowsUpserted.get() + rowsDeleted.get());
         gauge(metrics, "rows-upserted-total", "Merged rows written to the target", rowsUpserted::get);
         gauge(metrics, "rows-deleted-total", "Merged rows deleted from the target", rowsDeleted::get);
         gauge(metrics, "flushes-total", "Flushes committed, one target transaction each", flushes::get);
-        gauge(metrics, "flush-failures-total", "Flushes that failed (and were retried or failed the task)", flushFailures::get);
+        gauge(metrics, "flush-failures-total", "Flushes that failed (and were retried or failed the task)",
+                flushFailures::get);
         gauge(metrics, "copy-bytes-total", "CSV bytes sent to the target with COPY", copyBytes::get);
         gauge(metrics, "buffer-bytes", "Estimated heap of the rows buffered for the next flush", () -> bufferBytes);
-        gauge(metrics, "source-lag-ms", "At the last flush, the time from source commit to target commit of the newest change applied", () -> lagMillis);
+        gauge(metrics, "source-lag-ms",
+                "At the last flush, the time from source commit to target commit of the newest change applied",
+                () -> lagMillis);
         gauge(metrics, "key-change-creates-waiting",
                 "Creates of primary-key changes waiting for their old rows, saved by the flushes of their deletes "
                 + "(key.change.wait.ms)", () -> waiting);
-        metrics.addMetric(metrics.metricName("state", "RUNNING, RETRYING (a transient failure is being retried) or FAILED", new LinkedHashMap<>()),
+        metrics.addMetric(metrics.metricName("state",
+                        "RUNNING, RETRYING (a transient failure is being retried) or FAILED", new LinkedHashMap<>()),
                 (Gauge<String>) (config, now) -> state.name());
         Sensor sensor = metrics.addSensor("flush-time");
         sensor.add(metrics.metricName("flush-time-avg-ms", "Average flush latency", new LinkedHashMap<>()), new Avg());
         sensor.add(metrics.metricName("flush-time-max-ms", "Maximum flush latency", new LinkedHashMap<>()), new Max());
         sensor.add(new Percentiles(4 * 1024, 300_000, Percentiles.BucketSizing.LINEAR,
-                new Percentile(metrics.metricName("flush-time-p50-ms", "Median flush latency", new LinkedHashMap<>()), 50),
-                new Percentile(metrics.metricName("flush-time-p99-ms", "99th percentile flush latency", new LinkedHashMap<>()), 99)));
+                new Percentile(
+                        metrics.metricName("flush-time-p50-ms", "Median flush latency", new LinkedHashMap<>()), 50),
+                new Percentile(
+                        metrics.metricName("flush-time-p99-ms", "99th percentile flush latency", new LinkedHashMap<>()),
+                        99)));
         flushTime = sensor;
     }
 
@@ -101,7 +110,8 @@ final class TaskMetrics
         return new TaskMetrics(metrics);
     }
 
-    private static void gauge(PluginMetrics metrics, String name, String description, java.util.function.LongSupplier value)
+    private static void gauge(PluginMetrics metrics, String name, String description,
+            java.util.function.LongSupplier value)
     {
         MetricName metricName = metrics.metricName(name, description, new LinkedHashMap<>());
         metrics.addMetric(metricName, (Gauge<Long>) (config, now) -> value.getAsLong());

@@ -71,7 +71,10 @@ final class TaskPartitions
         unpositioned.addAll(opened);
     }
 
-    /** Loads the positions of the partitions waiting for them; returns those partitions (to resume), empty when none waited. */
+    /**
+     * Loads the positions of the partitions waiting for them; returns those partitions (to resume), empty when none
+     * waited.
+     */
     List<TopicPartition> loadWaiting(Map<TopicPartition, Long> rewind)
     {
         if (unpositioned.isEmpty()) {
@@ -114,7 +117,8 @@ final class TaskPartitions
                 offset = KafkaPositions.parseOffset(position);
             }
             catch (NumberFormatException e) {
-                throw new SinkException(ErrorCode.CONFIG, "The offsets table holds position '" + position.offset() + "' for " + state.name + " of sink '" + name
+                throw new SinkException(ErrorCode.CONFIG, "The offsets table holds position '" + position.offset()
+                        + "' for " + state.name + " of sink '" + name
                         + "', which is not a Kafka offset: is sink.name " + name + " also used by another sink?");
             }
             state.committed = offset;
@@ -125,7 +129,9 @@ final class TaskPartitions
         log.info("{} - opened {}", name, String.join(", ", described));
     }
 
-    /** For the partitions Connect asks about, the offset after the last record whose data is committed in the target. */
+    /**
+     * For the partitions Connect asks about, the offset after the last record whose data is committed in the target.
+     */
     Map<TopicPartition, OffsetAndMetadata> committedOffsets(Collection<TopicPartition> asked)
     {
         Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>();
@@ -168,7 +174,9 @@ final class TaskPartitions
         return !unpositioned.isEmpty();
     }
 
-    /** A record of {@code partition} at {@code offset} is held back by the task: the partition has records not flushed. */
+    /**
+     * A record of {@code partition} at {@code offset} is held back by the task: the partition has records not flushed.
+     */
     void unflushed(TopicPartition partition, long offset)
     {
         PartitionState state = partitions.get(partition);

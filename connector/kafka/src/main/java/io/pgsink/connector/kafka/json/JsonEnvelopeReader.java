@@ -39,7 +39,8 @@ public final class JsonEnvelopeReader
     private static final JsonFactory JSON = JsonFactory.builder()
             .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
             // as long as Kafka lets a record be: a large bytea or text column
-            .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).maxNumberLength(100_000).build())
+            .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE)
+                    .maxNumberLength(100_000).build())
             .build();
     private static final byte[] SCHEMA_FIRST = "{\"schema\":".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] PAYLOAD_NEXT = ",\"payload\":".getBytes(StandardCharsets.US_ASCII);
@@ -66,24 +67,30 @@ public final class JsonEnvelopeReader
             return readAnyLayout(json);
         }
         catch (InputCoercionException e) {
-            throw new DataException("a number is out of the range of its schema's type (near byte " + e.getLocation().getByteOffset() + ")");
+            throw new DataException("a number is out of the range of its schema's type (near byte "
+                    + e.getLocation().getByteOffset() + ")");
         }
         catch (StreamReadException e) {
-            throw new DataException("it is not valid JSON (near byte " + (e.getLocation() == null ? "?" : e.getLocation().getByteOffset()) + ")");
+            throw new DataException("it is not valid JSON (near byte "
+                    + (e.getLocation() == null ? "?" : e.getLocation().getByteOffset()) + ")");
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    /** Whether {@code json} starts with {"schema": and the last schema's bytes, then ,"payload": (the layout JsonConverter writes). */
+    /**
+     * Whether {@code json} starts with {"schema": and the last schema's bytes, then ,"payload": (the layout
+     * JsonConverter writes).
+     */
     private boolean matchesLast(byte[] json)
     {
         int schemaEnd = SCHEMA_FIRST.length + lastSchemaBytes.length;
         return json.length > schemaEnd + PAYLOAD_NEXT.length
                 && Arrays.equals(json, 0, SCHEMA_FIRST.length, SCHEMA_FIRST, 0, SCHEMA_FIRST.length)
                 && Arrays.equals(json, SCHEMA_FIRST.length, schemaEnd, lastSchemaBytes, 0, lastSchemaBytes.length)
-                && Arrays.equals(json, schemaEnd, schemaEnd + PAYLOAD_NEXT.length, PAYLOAD_NEXT, 0, PAYLOAD_NEXT.length);
+                && Arrays.equals(json, schemaEnd, schemaEnd + PAYLOAD_NEXT.length, PAYLOAD_NEXT, 0,
+                        PAYLOAD_NEXT.length);
     }
 
     private SchemaAndValue readLastSchemaPayload(byte[] json)
@@ -111,7 +118,8 @@ public final class JsonEnvelopeReader
         boolean schemaIsNull = false;
         try (JsonParser parser = parser(json, 0, json.length)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
-                throw new DataException("it is not a JSON object with \"schema\" and \"payload\" (JsonConverter's schemas.enable=true)");
+                throw new DataException("it is not a JSON object with \"schema\" and \"payload\" (JsonConverter's "
+                        + "schemas.enable=true)");
             }
             while (parser.nextToken() == JsonToken.FIELD_NAME) {
                 String name = parser.currentName();
@@ -130,7 +138,8 @@ public final class JsonEnvelopeReader
                         payloadStart = start;
                         payloadEnd = end;
                     }
-                    default -> throw new DataException("it has a field other than \"schema\" and \"payload\"; schemaless JSON (schemas.enable=false) cannot be read");
+                    default -> throw new DataException("it has a field other than \"schema\" and \"payload\"; "
+                            + "schemaless JSON (schemas.enable=false) cannot be read");
                 }
             }
             if (parser.nextToken() != null) {
@@ -138,10 +147,12 @@ public final class JsonEnvelopeReader
             }
         }
         if (schemaStart < 0 || payloadStart < 0) {
-            throw new DataException("it is not a JSON object with \"schema\" and \"payload\" (JsonConverter's schemas.enable=true)");
+            throw new DataException("it is not a JSON object with \"schema\" and \"payload\" (JsonConverter's "
+                    + "schemas.enable=true)");
         }
         if (schemaIsNull) {
-            throw new DataException("its \"schema\" is null: pgsink needs the schema of each record (a schemaless value cannot be read)");
+            throw new DataException("its \"schema\" is null: pgsink needs the schema of each record (a schemaless "
+                    + "value cannot be read)");
         }
         Schema schema = schema(json, schemaStart, schemaEnd);
         return new SchemaAndValue(schema, payload(json, payloadStart, payloadEnd, schema));
@@ -224,7 +235,8 @@ public final class JsonEnvelopeReader
         @Override
         public boolean equals(Object other)
         {
-            return other instanceof SchemaBytes that && hash == that.hash && Arrays.equals(bytes, start, end, that.bytes, that.start, that.end);
+            return other instanceof SchemaBytes that && hash == that.hash
+                    && Arrays.equals(bytes, start, end, that.bytes, that.start, that.end);
         }
 
         @Override

@@ -152,7 +152,8 @@ final class JsonValues
         if (schema.defaultValue() != null) {
             return schema.defaultValue();
         }
-        throw new DataException("a required " + schema.type() + (schema.name() == null ? "" : " (" + schema.name() + ")") + " is null");
+        throw new DataException("a required " + schema.type()
+                + (schema.name() == null ? "" : " (" + schema.name() + ")") + " is null");
     }
 
     private static Map<Object, Object> map(JsonParser parser, Schema schema, JsonToken token)
@@ -228,7 +229,8 @@ final class JsonValues
             case "NaN" -> Double.NaN;
             case "Infinity" -> Double.POSITIVE_INFINITY;
             case "-Infinity" -> Double.NEGATIVE_INFINITY;
-            default -> throw new DataException("a " + schema.type() + " is a JSON string other than NaN, Infinity or -Infinity");
+            default -> throw new DataException("a " + schema.type()
+                    + " is a JSON string other than NaN, Infinity or -Infinity");
         };
     }
 
@@ -240,7 +242,8 @@ final class JsonValues
     private static void expect(boolean condition, Schema schema, JsonToken token)
     {
         if (!condition) {
-            throw new DataException("a " + schema.type() + (schema.name() == null ? "" : " (" + schema.name() + ")") + " is a JSON " + describe(token));
+            throw new DataException("a " + schema.type() + (schema.name() == null ? "" : " (" + schema.name() + ")")
+                    + " is a JSON " + describe(token));
         }
     }
 
