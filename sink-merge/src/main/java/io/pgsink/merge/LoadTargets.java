@@ -79,7 +79,10 @@ public final class LoadTargets
                 + ", or set schema.evolution=add-columns to have pgsink create it."));
     }
 
-    /** The target table {@code target} as the catalog describes it, or empty when it does not exist; changes nothing. */
+    /**
+     * The target table {@code target} as the catalog describes it, or empty when it does not exist;
+     * changes nothing.
+     */
     public static Optional<TargetTable> read(Connection connection, Dialect dialect, TableId target)
             throws SQLException
     {
