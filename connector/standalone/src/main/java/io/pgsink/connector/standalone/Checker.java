@@ -168,14 +168,16 @@ final class Checker
             rows.next();
             String standbySlots = rows.getString(1);
             if (standbySlots.isEmpty()) {
-                add(Status.WARN, subject, "synchronized_standby_slots is empty: " + slot + " may confirm changes a standby has not"
-                        + " received, and its synchronized copy could then be unusable after failover (set it to the standby's physical slot)");
+                add(Status.WARN, subject, "synchronized_standby_slots is empty: " + slot
+                        + " may confirm changes a standby has not received, and its synchronized copy could"
+                        + " then be unusable after failover (set it to the standby's physical slot)");
             }
             else {
                 add(Status.OK, subject, "synchronized_standby_slots is " + standbySlots);
             }
         }
-        try (PreparedStatement statement = connection.prepareStatement("SELECT failover FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
+        try (PreparedStatement statement = connection.prepareStatement(
+                "SELECT failover FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
             statement.setString(1, slot);
             try (ResultSet rows = statement.executeQuery()) {
                 if (rows.next()) {
@@ -183,14 +185,16 @@ final class Checker
                         add(Status.OK, subject, "replication slot " + slot + " is a failover slot");
                     }
                     else {
-                        add(Status.WARN, subject, "replication slot " + slot + " exists without failover (" + SourceDatabase.FAILOVER_KEY
+                        add(Status.WARN, subject, "replication slot " + slot + " exists without failover ("
+                                + SourceDatabase.FAILOVER_KEY
                                 + " applies when the slot is created: ALTER_REPLICATION_SLOT " + slot
                                 + " (FAILOVER true) on a replication connection while pgsink is stopped)");
                     }
                 }
             }
         }
-        add(Status.WARN, subject, "the standby is out of sight; for " + slot + " to survive a failover it needs sync_replication_slots=on,"
+        add(Status.WARN, subject, "the standby is out of sight; for " + slot
+                + " to survive a failover it needs sync_replication_slots=on,"
                 + " hot_standby_feedback=on, primary_slot_name set, and dbname in primary_conninfo");
     }
 

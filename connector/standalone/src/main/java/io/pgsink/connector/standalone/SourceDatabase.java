@@ -73,7 +73,8 @@ final class SourceDatabase
         if (!failoverSlot() || serverVersionNum >= FAILOVER_SLOTS_VERSION_NUM) {
             return Optional.empty();
         }
-        return Optional.of("Invalid value true for configuration " + FAILOVER_KEY + ": failover slots need PostgreSQL 17 or later,"
+        return Optional.of("Invalid value true for configuration " + FAILOVER_KEY
+                + ": failover slots need PostgreSQL 17 or later,"
                 + " the source " + host() + ":" + port() + " runs PostgreSQL " + serverVersion
                 + " (remove " + FAILOVER_KEY + " or upgrade the source)");
     }

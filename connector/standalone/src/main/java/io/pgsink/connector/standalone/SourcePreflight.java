@@ -115,7 +115,8 @@ final class SourcePreflight
             return;
         }
         try (Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT current_setting('server_version_num')::int, current_setting('server_version')")) {
+                ResultSet rows = statement.executeQuery(
+                        "SELECT current_setting('server_version_num')::int, current_setting('server_version')")) {
             rows.next();
             Optional<String> problem = source.failoverProblem(rows.getInt(1), rows.getString(2));
             if (problem.isPresent()) {
@@ -140,7 +141,8 @@ final class SourcePreflight
             checkFailover(connection);
         }
         catch (SQLException e) {
-            log.debug("cannot read the version of the source {} before starting: {}", config.sourceDescription(), e.getMessage());
+            log.debug("cannot read the version of the source {} before starting: {}", config.sourceDescription(),
+                    e.getMessage());
         }
     }
 

@@ -47,14 +47,17 @@ class FailoverSlotIT
         String sinkName = TestingDatabase.randomName("failover");
         try (TestingDatabase source = TestingDatabase.create(TestingPostgreSqlServer.get(17), "pgsink_failover_source");
                 TestingDatabase target = TestingDatabase.createTarget("pgsink_failover_target")) {
-            source.execute("CREATE TABLE public.items (id int PRIMARY KEY, note text)", "INSERT INTO public.items SELECT g, 'loaded' FROM generate_series(1, 20) g");
+            source.execute("CREATE TABLE public.items (id int PRIMARY KEY, note text)",
+                    "INSERT INTO public.items SELECT g, 'loaded' FROM generate_series(1, 20) g");
             target.execute("CREATE TABLE public.items (id int PRIMARY KEY, note text)");
             Map<String, String> properties = properties(source, target, sinkName);
-            String slotFailover = "SELECT failover FROM pg_catalog.pg_replication_slots WHERE slot_name = '" + sinkName + "'";
+            String slotFailover = "SELECT failover FROM pg_catalog.pg_replication_slots WHERE slot_name = '"
+                    + sinkName + "'";
             try (RunningService running = RunningService.start(properties)) {
                 InitialLoadIT.awaitStreaming(running);
                 assertThat(source.query(slotFailover)).containsExactly(List.of("t"));
-                source.execute("INSERT INTO public.items VALUES (21, 'streamed')", "UPDATE public.items SET note = 'changed' WHERE id = 1");
+                source.execute("INSERT INTO public.items VALUES (21, 'streamed')",
+                        "UPDATE public.items SET note = 'changed' WHERE id = 1");
                 RunningService.await("target to equal source", CATCH_UP, () -> {
                     running.assertRunning();
                     assertThat(target.query(ITEMS)).isEqualTo(source.query(ITEMS));
@@ -63,12 +66,14 @@ class FailoverSlotIT
             assertThat(source.query(slotFailover)).containsExactly(List.of("t"));
 
             String subject = "source " + source.host() + ":" + source.port() + "/" + source.name() + ": ";
-            TestingCommand check = TestingCommand.run("check", "--config", TestingCommand.configFile(directory.resolve("pgsink.properties"), properties).toString());
+            Path file = TestingCommand.configFile(directory.resolve("pgsink.properties"), properties);
+            TestingCommand check = TestingCommand.run("check", "--config", file.toString());
             assertThat(check.out())
                     .contains("[ OK ] " + subject + "replication slot " + sinkName + " is a failover slot")
                     .contains("[WARN] " + subject + "synchronized_standby_slots is empty")
                     .contains("[WARN] " + subject + "the standby is out of sight; for " + sinkName
-                            + " to survive a failover it needs sync_replication_slots=on, hot_standby_feedback=on, primary_slot_name set, and dbname in primary_conninfo")
+                            + " to survive a failover it needs sync_replication_slots=on, hot_standby_feedback=on,"
+                            + " primary_slot_name set, and dbname in primary_conninfo")
                     .doesNotContain("[FAIL]");
             assertThat(check.exitCode()).as(check.out()).isZero();
         }
@@ -84,18 +89,23 @@ class FailoverSlotIT
                 TestingDatabase target = TestingDatabase.createTarget("pgsink_failover_target")) {
             source.execute("CREATE TABLE public.items (id int PRIMARY KEY, note text)");
             target.execute("CREATE TABLE public.items (id int PRIMARY KEY, note text)");
-            Path file = TestingCommand.configFile(directory.resolve("pgsink.properties"), properties(source, target, sinkName));
+            Path file = TestingCommand.configFile(directory.resolve("pgsink.properties"),
+                    properties(source, target, sinkName));
             String version = source.query("SELECT current_setting('server_version')").get(0).get(0);
-            String problem = "Invalid value true for configuration source.slot.failover: failover slots need PostgreSQL 17 or later, the source "
-                    + source.host() + ":" + source.port() + " runs PostgreSQL " + version + " (remove source.slot.failover or upgrade the source)";
+            String problem = "Invalid value true for configuration source.slot.failover:"
+                    + " failover slots need PostgreSQL 17 or later, the source " + source.host() + ":" + source.port()
+                    + " runs PostgreSQL " + version + " (remove source.slot.failover or upgrade the source)";
 
             TestingCommand run = TestingCommand.run("run", "--config", file.toString());
             assertThat(run.err()).isEqualTo("pgsink: " + problem + "\n");
             assertThat(run.exitCode()).isEqualTo(2);
-            assertThat(source.query("SELECT count(*) FROM pg_catalog.pg_replication_slots WHERE slot_name = '" + sinkName + "'")).containsExactly(List.of("0"));
+            assertThat(source.query("SELECT count(*) FROM pg_catalog.pg_replication_slots WHERE slot_name = '"
+                    + sinkName + "'")).containsExactly(List.of("0"));
 
             TestingCommand check = TestingCommand.run("check", "--config", file.toString());
-            assertThat(check.out()).contains("[FAIL] source " + source.host() + ":" + source.port() + "/" + source.name() + ": " + problem);
+            assertThat(check.out())
+                    .contains("[FAIL] source " + source.host() + ":" + source.port() + "/" + source.name() + ": "
+                            + problem);
             assertThat(check.exitCode()).isEqualTo(1);
         }
     }

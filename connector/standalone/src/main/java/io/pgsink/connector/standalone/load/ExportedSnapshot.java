@@ -51,7 +51,8 @@ final class ExportedSnapshot
      * the slot is created with {@code FAILOVER} (PostgreSQL 17+), so that a standby with
      * {@code sync_replication_slots=on} keeps a copy of it.
      */
-    static ExportedSnapshot create(Connection replication, String slotName, boolean temporary, boolean failover, long timeoutMillis)
+    static ExportedSnapshot create(Connection replication, String slotName, boolean temporary, boolean failover,
+            long timeoutMillis)
             throws SQLException
     {
         AtomicBoolean timedOut = new AtomicBoolean();
@@ -121,7 +122,8 @@ final class ExportedSnapshot
             }
             String snapshot = rows.getString("snapshot_name");
             String lsn = rows.getString("consistent_point");
-            log.info("created {}failover replication slot {} at {} with exported snapshot {}", temporary ? "temporary " : "", slotName, lsn, snapshot);
+            log.info("created {}failover replication slot {} at {} with exported snapshot {}",
+                    temporary ? "temporary " : "", slotName, lsn, snapshot);
             return new ExportedSnapshot(replication, snapshot, lsn);
         }
     }
