@@ -53,6 +53,7 @@ final class RunCommand
         StandaloneConfig parsed = StandaloneConfig.load(config, System.getenv());
         // before anything is created: the slot, the offsets table, a target table
         MetadataColumnConflicts.check(parsed);
+        new SourcePreflight(parsed).checkFailoverAtStart();
         StandaloneService service = new StandaloneService(parsed);
         PrintWriter err = spec.commandLine().getErr();
         // the JVM's own handlers exit 128 + the signal's number even after a clean stop: stop here instead

@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
@@ -18,6 +19,10 @@ import java.util.concurrent.TimeUnit;
  */
 final class SourceDatabase
 {
+    /** The service's key for Debezium's {@code slot.failover}. */
+    static final String FAILOVER_KEY = "source.slot.failover";
+    private static final int FAILOVER_SLOTS_VERSION_NUM = 170000;
+
     private final Map<String, String> debezium;
 
     SourceDatabase(Map<String, String> debezium)
@@ -48,6 +53,30 @@ final class SourceDatabase
     String slotName()
     {
         return debezium.getOrDefault("slot.name", "debezium");
+    }
+
+    /**
+     * {@code slot.failover} (Debezium's key, {@code source.slot.failover} in the service): whether the
+     * slot is created with {@code FAILOVER}, so that a PostgreSQL 17+ standby synchronizes it.
+     */
+    boolean failoverSlot()
+    {
+        return Boolean.parseBoolean(debezium.getOrDefault("slot.failover", "false"));
+    }
+
+    /**
+     * Why {@code source.slot.failover=true} cannot work on a server of {@code serverVersionNum}
+     * ({@code server_version_num}), reading {@code serverVersion}; empty when it can or is not asked for.
+     */
+    Optional<String> failoverProblem(int serverVersionNum, String serverVersion)
+    {
+        if (!failoverSlot() || serverVersionNum >= FAILOVER_SLOTS_VERSION_NUM) {
+            return Optional.empty();
+        }
+        return Optional.of("Invalid value true for configuration " + FAILOVER_KEY
+                + ": failover slots need PostgreSQL 17 or later,"
+                + " the source " + host() + ":" + port() + " runs PostgreSQL " + serverVersion
+                + " (remove " + FAILOVER_KEY + " or upgrade the source)");
     }
 
     String publicationName()

@@ -76,6 +76,7 @@ final class SourcePreflight
     boolean check(Map<String, SourcePosition> stored)
     {
         try (Connection connection = source.connect()) {
+            checkFailover(connection);
             if (source.publicationMode() == AutoCreateMode.FILTERED && !capturesAnyTable(connection)) {
                 throw new SinkException(ErrorCode.CONFIG, "Cannot stream from " + config.sourceDescription() + ": " + CapturedTables.nothingCaptured(AutoCreateMode.FILTERED));
             }
@@ -103,6 +104,45 @@ final class SourcePreflight
             }
             // unreachable or restarting: the service retries
             throw SqlFailures.translate(e, ErrorCode.TRANSIENT, context);
+        }
+    }
+
+    /** {@code source.slot.failover=true} needs PostgreSQL 17+: refused on an older source. */
+    private void checkFailover(Connection connection)
+            throws SQLException
+    {
+        if (!source.failoverSlot()) {
+            return;
+        }
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery(
+                        "SELECT current_setting('server_version_num')::int, current_setting('server_version')")) {
+            rows.next();
+            Optional<String> problem = source.failoverProblem(rows.getInt(1), rows.getString(2));
+            if (problem.isPresent()) {
+                throw new SinkException(ErrorCode.CONFIG, problem.get());
+            }
+        }
+    }
+
+    /**
+     * Before {@code run} starts the service: {@code source.slot.failover=true} on a source older than
+     * PostgreSQL 17 is a configuration error (exit 2), like an invalid value. A source out of reach
+     * is left to the service, which waits for it and checks again.
+     *
+     * @throws SinkException ({@link ErrorCode#CONFIG}) naming the key and the server's version
+     */
+    void checkFailoverAtStart()
+    {
+        if (!source.failoverSlot()) {
+            return;
+        }
+        try (Connection connection = source.connect()) {
+            checkFailover(connection);
+        }
+        catch (SQLException e) {
+            log.debug("cannot read the version of the source {} before starting: {}", config.sourceDescription(),
+                    e.getMessage());
         }
     }
 

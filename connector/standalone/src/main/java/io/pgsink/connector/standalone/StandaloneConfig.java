@@ -437,7 +437,7 @@ public final class StandaloneConfig
         return new LoadSettings(sink, source::connect, source.slotName(), source.publicationName(), source.publicationMode().getValue(), filter,
                 sink.tableNameFormat()::targetOf,
                 initialLoadParallelism(own.get(INITIAL_LOAD_PARALLELISM), Runtime.getRuntime().availableProcessors()), own.get(INITIAL_LOAD_CHUNK_BYTES), own.get(INITIAL_LOAD_COPY_FORMAT),
-                own.get(INITIAL_LOAD_PROGRESS_INTERVAL_MS), slotCreationTimeoutMillis());
+                own.get(INITIAL_LOAD_PROGRESS_INTERVAL_MS), slotCreationTimeoutMillis(), source.failoverSlot());
     }
 
     /** {@code initial.load.parallelism}, where 0 means the processors, 2 to 4. */

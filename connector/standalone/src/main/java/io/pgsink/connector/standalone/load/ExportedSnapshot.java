@@ -47,9 +47,12 @@ final class ExportedSnapshot
      * Creates slot {@code slotName} on the replication connection {@code replication}, which this
      * object owns from now on (closed on failure too). PostgreSQL creates a logical slot once every
      * transaction holding a transaction id when it starts has ended; after {@code timeoutMillis} the
-     * creation is cancelled and {@link SlotCreationTimedOutException} thrown.
+     * creation is cancelled and {@link SlotCreationTimedOutException} thrown. With {@code failover}
+     * the slot is created with {@code FAILOVER} (PostgreSQL 17+), so that a standby with
+     * {@code sync_replication_slots=on} keeps a copy of it.
      */
-    static ExportedSnapshot create(Connection replication, String slotName, boolean temporary, long timeoutMillis)
+    static ExportedSnapshot create(Connection replication, String slotName, boolean temporary, boolean failover,
+            long timeoutMillis)
             throws SQLException
     {
         AtomicBoolean timedOut = new AtomicBoolean();
@@ -69,6 +72,9 @@ final class ExportedSnapshot
         watchdog.setDaemon(true);
         watchdog.start();
         try {
+            if (failover) {
+                return createFailover(replication, slotName, temporary);
+            }
             ChainedLogicalCreateSlotBuilder builder = replication.unwrap(PGConnection.class).getReplicationAPI().createReplicationSlot().logical()
                     .withSlotName(slotName)
                     .withOutputPlugin("pgoutput");
@@ -96,6 +102,29 @@ final class ExportedSnapshot
         }
         finally {
             watchdog.interrupt();
+        }
+    }
+
+    /**
+     * pgjdbc's slot builder has no {@code FAILOVER} option, and {@code ALTER_REPLICATION_SLOT} on the
+     * creating connection would end the snapshot's export: the command is sent as text instead,
+     * answering with the builder's columns (slot_name, consistent_point, snapshot_name, output_plugin).
+     */
+    private static ExportedSnapshot createFailover(Connection replication, String slotName, boolean temporary)
+            throws SQLException
+    {
+        String command = "CREATE_REPLICATION_SLOT " + slotName + (temporary ? " TEMPORARY" : "")
+                + " LOGICAL pgoutput (SNAPSHOT 'export', FAILOVER true)";
+        try (Statement statement = replication.createStatement();
+                ResultSet rows = statement.executeQuery(command)) {
+            if (!rows.next() || rows.getString("snapshot_name") == null) {
+                throw new SQLException("The source exported no snapshot when creating replication slot " + slotName);
+            }
+            String snapshot = rows.getString("snapshot_name");
+            String lsn = rows.getString("consistent_point");
+            log.info("created {}failover replication slot {} at {} with exported snapshot {}",
+                    temporary ? "temporary " : "", slotName, lsn, snapshot);
+            return new ExportedSnapshot(replication, snapshot, lsn);
         }
     }
 

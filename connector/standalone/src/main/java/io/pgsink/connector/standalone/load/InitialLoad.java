@@ -139,7 +139,9 @@ public final class InitialLoad
                 // unique: the temporary slot of a killed run may linger until the server notices its connection is gone
                 String prefix = settings.slotName().length() > 50 ? settings.slotName().substring(0, 50) : settings.slotName();
                 String temporary = prefix + "_load_" + String.format("%06x", ThreadLocalRandom.current().nextInt(1 << 24));
-                snapshot = ExportedSnapshot.create(settings.source().connect("pgsink initial load", true), temporary, true, settings.slotCreationTimeoutMillis());
+                snapshot = ExportedSnapshot.create(settings.source().connect("pgsink initial load", true), temporary,
+                        true, false,
+                        settings.slotCreationTimeoutMillis());
             }
             else {
                 if (slotActive.isPresent()) {
@@ -148,7 +150,8 @@ public final class InitialLoad
                     ExportedSnapshot.dropSlot(admin, settings.slotName());
                 }
                 Publications.ensure(admin, settings);
-                snapshot = ExportedSnapshot.create(settings.source().connect("pgsink initial load", true), settings.slotName(), false, settings.slotCreationTimeoutMillis());
+                snapshot = ExportedSnapshot.create(settings.source().connect("pgsink initial load", true),
+                        settings.slotName(), false, settings.failoverSlot(), settings.slotCreationTimeoutMillis());
             }
         }
         try (snapshot) {

@@ -23,6 +23,8 @@ import static java.util.Objects.requireNonNull;
  * @param chunkBytes the heap bytes of a source table per chunk
  * @param format the COPY format
  * @param progressIntervalMillis how often progress is logged
+ * @param slotCreationTimeoutMillis how long the slot's creation may wait for open transactions
+ * @param failoverSlot whether the slot is created with {@code FAILOVER} ({@code source.slot.failover}, PostgreSQL 17+)
  */
 public record LoadSettings(
         SinkConfig sink,
@@ -36,7 +38,8 @@ public record LoadSettings(
         long chunkBytes,
         LoadFormat format,
         long progressIntervalMillis,
-        long slotCreationTimeoutMillis)
+        long slotCreationTimeoutMillis,
+        boolean failoverSlot)
 {
     /**
      * The session settings under which a value prints the same on every server, whatever its
