@@ -77,9 +77,9 @@ public final class BacklogCase
             try {
                 output.setProperty("doneMillis", Long.toString(System.currentTimeMillis()));
                 output.setProperty("caseNanos", Long.toString(System.nanoTime() - started));
-                output.setProperty("processCpuNanos",
-                        Long.toString(((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-                                .getProcessCpuTime()));
+                com.sun.management.OperatingSystemMXBean system =
+                        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+                output.setProperty("processCpuNanos", Long.toString(system.getProcessCpuTime()));
                 threads().forEach((group, nanos) -> output.setProperty("thread." + group, Long.toString(nanos)));
                 serverProcesses(sourceUrl, startedAt).forEach((group, nanos) -> output.setProperty("server." + group,
                         Long.toString(nanos)));

@@ -18,7 +18,8 @@ import java.util.concurrent.Callable;
 final class CheckCommand
         implements Callable<Integer>
 {
-    @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE", description = "The same properties file as for run.")
+    @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE",
+            description = "The same properties file as for run.")
     private Path config;
 
     @CommandLine.Spec
@@ -39,7 +40,8 @@ final class CheckCommand
         long warnings = results.stream().filter(result -> result.status() == Checker.Status.WARN).count();
         out.println(failed == 0
                 ? "pgsink check: ready to stream (" + warnings + (warnings == 1 ? " warning)" : " warnings)")
-                : "pgsink check: " + failed + (failed == 1 ? " problem" : " problems") + " to fix before streaming, " + warnings + (warnings == 1 ? " warning" : " warnings"));
+                : "pgsink check: " + failed + (failed == 1 ? " problem" : " problems") + " to fix before streaming, "
+                        + warnings + (warnings == 1 ? " warning" : " warnings"));
         out.flush();
         return failed == 0 ? PgsinkCommand.EXIT_OK : PgsinkCommand.EXIT_FAILED;
     }

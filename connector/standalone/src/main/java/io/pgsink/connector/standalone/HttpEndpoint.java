@@ -64,7 +64,8 @@ final class HttpEndpoint
             Health current = health.get();
             respond(exchange, current.up() ? 200 : 503, "application/json", current.json());
         });
-        server.createContext("/", exchange -> respond(exchange, 404, "text/plain; charset=utf-8", "pgsink serves /metrics and /health\n"));
+        server.createContext("/", exchange -> respond(exchange, 404, "text/plain; charset=utf-8",
+                "pgsink serves /metrics and /health\n"));
         ExecutorService executor = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "pgsink-http");
             thread.setDaemon(true);
