@@ -3,7 +3,7 @@ package io.pgsink.bench;
 import io.pgsink.copy.BinaryCopyWriter;
 import io.pgsink.copy.BinaryValueEncoder;
 import io.pgsink.copy.BinaryValueEncoders;
-import io.pgsink.core.NulCharacterHandling;
+import io.pgsink.core.config.NulCharacterHandling;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

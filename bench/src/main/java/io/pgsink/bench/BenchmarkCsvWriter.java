@@ -3,7 +3,7 @@ package io.pgsink.bench;
 import io.pgsink.copy.CsvWriter;
 import io.pgsink.copy.ValueEncoder;
 import io.pgsink.copy.ValueEncoders;
-import io.pgsink.core.CopyFormat;
+import io.pgsink.core.config.CopyFormat;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

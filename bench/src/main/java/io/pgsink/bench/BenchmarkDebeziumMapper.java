@@ -1,8 +1,8 @@
 package io.pgsink.bench;
 
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
-import io.pgsink.core.ChangeEvent;
-import io.pgsink.core.SourcePosition;
+import io.pgsink.core.change.ChangeEvent;
+import io.pgsink.core.change.SourcePosition;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

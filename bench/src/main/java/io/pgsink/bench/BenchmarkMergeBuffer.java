@@ -1,14 +1,14 @@
 package io.pgsink.bench;
 
-import io.pgsink.core.Batch;
-import io.pgsink.core.BatchApplier;
-import io.pgsink.core.BufferedSink;
-import io.pgsink.core.ChangeEvent;
-import io.pgsink.core.FlushPolicy;
-import io.pgsink.core.SourcePosition;
-import io.pgsink.core.TableBatch;
-import io.pgsink.core.TableId;
-import io.pgsink.core.TableSchema;
+import io.pgsink.core.buffer.Batch;
+import io.pgsink.core.buffer.BatchApplier;
+import io.pgsink.core.buffer.BufferedSink;
+import io.pgsink.core.buffer.FlushPolicy;
+import io.pgsink.core.buffer.TableBatch;
+import io.pgsink.core.change.ChangeEvent;
+import io.pgsink.core.change.SourcePosition;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.change.TableSchema;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -1,7 +1,7 @@
 package io.pgsink.bench;
 
-import io.pgsink.core.BufferedSink;
-import io.pgsink.core.SinkConfig;
+import io.pgsink.core.buffer.BufferedSink;
+import io.pgsink.core.config.SinkConfig;
 import io.pgsink.merge.MergeApplier;
 
 import java.sql.SQLException;

@@ -1,10 +1,10 @@
 package io.pgsink.bench;
 
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
-import io.pgsink.core.BufferedSink;
-import io.pgsink.core.ChangeEvent;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.SourcePosition;
+import io.pgsink.core.buffer.BufferedSink;
+import io.pgsink.core.change.ChangeEvent;
+import io.pgsink.core.change.SourcePosition;
+import io.pgsink.core.config.SinkConfig;
 import io.pgsink.merge.MergeApplier;
 import org.apache.kafka.connect.sink.SinkRecord;
 

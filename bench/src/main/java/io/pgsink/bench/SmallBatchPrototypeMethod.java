@@ -1,15 +1,15 @@
 package io.pgsink.bench;
 
-import io.pgsink.core.Batch;
-import io.pgsink.core.BatchApplier;
-import io.pgsink.core.BufferedSink;
-import io.pgsink.core.ChangeEvent;
-import io.pgsink.core.RowChange;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.SourcePosition;
-import io.pgsink.core.TableBatch;
-import io.pgsink.core.TableId;
-import io.pgsink.core.TableSchema;
+import io.pgsink.core.buffer.Batch;
+import io.pgsink.core.buffer.BatchApplier;
+import io.pgsink.core.buffer.BufferedSink;
+import io.pgsink.core.buffer.RowChange;
+import io.pgsink.core.buffer.TableBatch;
+import io.pgsink.core.change.ChangeEvent;
+import io.pgsink.core.change.SourcePosition;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.change.TableSchema;
+import io.pgsink.core.config.SinkConfig;
 
 import java.sql.Array;
 import java.sql.Connection;

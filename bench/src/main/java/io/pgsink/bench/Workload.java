@@ -1,7 +1,7 @@
 package io.pgsink.bench;
 
 import io.pgsink.copy.CopyLoader;
-import io.pgsink.core.CopyFormat;
+import io.pgsink.core.config.CopyFormat;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 import java.sql.Connection;

@@ -1,9 +1,9 @@
 package io.pgsink.bench;
 
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
-import io.pgsink.core.ChangeEvent;
-import io.pgsink.core.Operation;
-import io.pgsink.core.SourcePosition;
+import io.pgsink.core.change.ChangeEvent;
+import io.pgsink.core.change.Operation;
+import io.pgsink.core.change.SourcePosition;
 import org.junit.jupiter.api.Test;
 import org.openjdk.jmh.infra.Blackhole;
 

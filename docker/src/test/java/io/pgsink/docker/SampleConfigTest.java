@@ -6,8 +6,8 @@ import io.debezium.config.Configuration;
 import io.debezium.connector.postgresql.PostgresConnectorConfig;
 import io.pgsink.connector.kafka.KafkaSinkConfig;
 import io.pgsink.connector.standalone.StandaloneConfig;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.config.SinkConfig;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

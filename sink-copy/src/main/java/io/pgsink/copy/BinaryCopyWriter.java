@@ -1,6 +1,6 @@
 package io.pgsink.copy;
 
-import io.pgsink.core.NulCharacterHandling;
+import io.pgsink.core.config.NulCharacterHandling;
 
 import java.nio.ByteBuffer;
 import java.sql.SQLException;

@@ -1,7 +1,7 @@
 package io.pgsink.copy;
 
-import io.pgsink.core.CopyFormat;
-import io.pgsink.core.NulCharacterHandling;
+import io.pgsink.core.config.CopyFormat;
+import io.pgsink.core.config.NulCharacterHandling;
 import org.intellij.lang.annotations.Language;
 import org.jetbrains.annotations.Nullable;
 import org.postgresql.PGConnection;

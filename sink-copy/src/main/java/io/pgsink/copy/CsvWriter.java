@@ -1,7 +1,7 @@
 package io.pgsink.copy;
 
-import io.pgsink.core.CopyFormat;
-import io.pgsink.core.NulCharacterHandling;
+import io.pgsink.core.config.CopyFormat;
+import io.pgsink.core.config.NulCharacterHandling;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package io.pgsink.copy;
 
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import org.jetbrains.annotations.Nullable;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.PSQLState;

@@ -7,7 +7,7 @@ package io.pgsink.copy;
  *
  * <p>The message is only the reason, never the value: values can be personal data and messages end
  * up in logs. The caller knows table, key and column, and wraps this into a
- * {@link io.pgsink.core.SinkException} with {@link io.pgsink.core.ErrorCode#DATA} naming them.
+ * {@link io.pgsink.core.error.SinkException} with {@link io.pgsink.core.error.ErrorCode#DATA} naming them.
  * After this exception the row being written is incomplete; {@link CsvWriter#discardRow()} drops it.
  */
 public class ValueEncodingException

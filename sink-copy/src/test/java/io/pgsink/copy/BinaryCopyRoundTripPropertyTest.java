@@ -2,8 +2,8 @@ package io.pgsink.copy;
 
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
 import io.pgsink.copy.testing.TestingSchema;
-import io.pgsink.core.CopyFormat;
-import io.pgsink.core.NulCharacterHandling;
+import io.pgsink.core.config.CopyFormat;
+import io.pgsink.core.config.NulCharacterHandling;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;

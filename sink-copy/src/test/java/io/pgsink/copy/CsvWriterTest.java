@@ -1,7 +1,7 @@
 package io.pgsink.copy;
 
-import io.pgsink.core.CopyFormat;
-import io.pgsink.core.NulCharacterHandling;
+import io.pgsink.core.config.CopyFormat;
+import io.pgsink.core.config.NulCharacterHandling;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;

@@ -1,8 +1,8 @@
 package io.pgsink.copy;
 
-import io.pgsink.core.CopyFormat;
-import io.pgsink.core.NulCharacterHandling;
-import io.pgsink.core.UnavailableValue;
+import io.pgsink.core.change.UnavailableValue;
+import io.pgsink.core.config.CopyFormat;
+import io.pgsink.core.config.NulCharacterHandling;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigDecimal;
@@ -123,7 +123,7 @@ class ValueEncodersTest
         assertThatThrownBy(() -> encode("my_enum", 1)).hasMessage("cannot encode java.lang.Integer as PostgreSQL type my_enum");
         assertThatThrownBy(() -> encode("text", 1)).hasMessage("cannot encode java.lang.Integer as PostgreSQL type text");
         // the TOAST placeholder can never be written
-        assertThatThrownBy(() -> encode("text", UnavailableValue.INSTANCE)).hasMessage("cannot encode io.pgsink.core.UnavailableValue as PostgreSQL type text");
+        assertThatThrownBy(() -> encode("text", UnavailableValue.INSTANCE)).hasMessage("cannot encode io.pgsink.core.change.UnavailableValue as PostgreSQL type text");
         assertThatThrownBy(() -> encode("text", "a\0b")).hasMessageContaining("NUL character (U+0000) at position 2");
     }
 

@@ -1,6 +1,6 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.ColumnSchema;
+import io.pgsink.core.change.ColumnSchema;
 import org.jetbrains.annotations.Nullable;
 
 import java.math.BigDecimal;

@@ -5,11 +5,11 @@ import io.pgsink.copy.BinaryValueEncoder;
 import io.pgsink.copy.CopyRowWriter;
 import io.pgsink.copy.CsvWriter;
 import io.pgsink.copy.ValueEncodingException;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.RowChange;
-import io.pgsink.core.RowKey;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.UnavailableValue;
+import io.pgsink.core.buffer.RowChange;
+import io.pgsink.core.change.RowKey;
+import io.pgsink.core.change.UnavailableValue;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import org.jetbrains.annotations.Nullable;
 
 import java.sql.SQLException;

@@ -1,7 +1,7 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.RejectedRow;
-import io.pgsink.core.TableSchema;
+import io.pgsink.core.buffer.RejectedRow;
+import io.pgsink.core.change.TableSchema;
 import org.jetbrains.annotations.Nullable;
 
 import java.nio.ByteBuffer;

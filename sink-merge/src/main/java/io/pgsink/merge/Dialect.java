@@ -1,8 +1,8 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.TargetDialect;
+import io.pgsink.core.config.TargetDialect;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 
 import java.util.Locale;
 import java.util.regex.Matcher;

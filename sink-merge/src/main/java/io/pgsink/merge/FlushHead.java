@@ -1,6 +1,6 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.SourcePosition;
+import io.pgsink.core.change.SourcePosition;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

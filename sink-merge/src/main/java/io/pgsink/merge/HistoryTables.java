@@ -1,9 +1,9 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.ChangeMetadata;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.TableSchema;
+import io.pgsink.core.change.TableSchema;
+import io.pgsink.core.config.ChangeMetadata;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 
 /**
  * History tables ({@code table.mode=history}, {@code history.table.include.list}): every change is

@@ -1,6 +1,6 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
 
 import java.util.Map;
 import java.util.Optional;

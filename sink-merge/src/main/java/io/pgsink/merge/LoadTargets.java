@@ -1,11 +1,11 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.ChangeMetadata;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.TableId;
-import io.pgsink.core.TableSchema;
-import io.pgsink.core.TargetDialect;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.change.TableSchema;
+import io.pgsink.core.config.ChangeMetadata;
+import io.pgsink.core.config.TargetDialect;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 
 import java.sql.Connection;
 import java.sql.ResultSet;

@@ -1,9 +1,9 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.ChangeMetadata;
-import io.pgsink.core.Operation;
-import io.pgsink.core.RowChange;
-import io.pgsink.core.SourcePosition;
+import io.pgsink.core.buffer.RowChange;
+import io.pgsink.core.change.Operation;
+import io.pgsink.core.change.SourcePosition;
+import io.pgsink.core.config.ChangeMetadata;
 import org.jetbrains.annotations.Nullable;
 
 import java.time.Instant;

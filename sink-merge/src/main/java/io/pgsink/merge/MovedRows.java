@@ -2,12 +2,12 @@ package io.pgsink.merge;
 
 import io.pgsink.copy.CsvWriter;
 import io.pgsink.copy.SqlIdentifiers;
-import io.pgsink.core.Batch;
-import io.pgsink.core.CopyFormat;
-import io.pgsink.core.RowKey;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.TableBatch;
-import io.pgsink.core.TableId;
+import io.pgsink.core.buffer.Batch;
+import io.pgsink.core.buffer.TableBatch;
+import io.pgsink.core.change.RowKey;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.config.CopyFormat;
+import io.pgsink.core.config.SinkConfig;
 import org.jetbrains.annotations.Nullable;
 
 import java.io.ByteArrayOutputStream;

@@ -1,15 +1,15 @@
 package io.pgsink.merge;
 
 import io.pgsink.copy.SqlFailures;
-import io.pgsink.core.Batch;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.RejectedRow;
-import io.pgsink.core.RowChange;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.TableBatch;
-import io.pgsink.core.TableId;
-import io.pgsink.core.TableNameFormat;
-import io.pgsink.core.TableSchema;
+import io.pgsink.core.buffer.Batch;
+import io.pgsink.core.buffer.RejectedRow;
+import io.pgsink.core.buffer.RowChange;
+import io.pgsink.core.buffer.TableBatch;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.change.TableSchema;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
+import io.pgsink.core.mapping.TableNameFormat;
 
 import org.jetbrains.annotations.Nullable;
 

@@ -1,6 +1,6 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.RowChange;
+import io.pgsink.core.buffer.RowChange;
 
 /** Which changes of a table batch one COPY writes (see {@link TableWriter}). */
 enum RowFilter

@@ -1,9 +1,9 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.RowChange;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.TableId;
+import io.pgsink.core.buffer.RowChange;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import org.jetbrains.annotations.Nullable;
 
 import java.util.Optional;

@@ -1,8 +1,8 @@
 package io.pgsink.merge;
 
 import io.pgsink.copy.SqlFailures;
-import io.pgsink.core.SessionReplicationRole;
-import io.pgsink.core.SinkConfig;
+import io.pgsink.core.config.SessionReplicationRole;
+import io.pgsink.core.config.SinkConfig;
 import org.intellij.lang.annotations.Language;
 
 import java.sql.Connection;

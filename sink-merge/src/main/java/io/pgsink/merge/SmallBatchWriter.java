@@ -3,10 +3,10 @@ package io.pgsink.merge;
 import io.pgsink.copy.CopyListener;
 import io.pgsink.copy.CsvWriter;
 import io.pgsink.copy.SqlFailures;
-import io.pgsink.core.CopyFormat;
-import io.pgsink.core.NulCharacterHandling;
-import io.pgsink.core.RowChange;
-import io.pgsink.core.TableBatch;
+import io.pgsink.core.buffer.RowChange;
+import io.pgsink.core.buffer.TableBatch;
+import io.pgsink.core.config.CopyFormat;
+import io.pgsink.core.config.NulCharacterHandling;
 import io.pgsink.merge.TableWriter.FreshKeys;
 import org.jetbrains.annotations.Nullable;
 

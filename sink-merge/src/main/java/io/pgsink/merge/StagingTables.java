@@ -1,7 +1,7 @@
 package io.pgsink.merge;
 
 import io.pgsink.copy.SqlFailures;
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
 import org.postgresql.PGConnection;
 
 import java.sql.Connection;

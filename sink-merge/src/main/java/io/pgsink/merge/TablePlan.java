@@ -6,12 +6,12 @@ import io.pgsink.copy.CopyLoader;
 import io.pgsink.copy.SqlIdentifiers;
 import io.pgsink.copy.ValueEncoder;
 import io.pgsink.copy.ValueEncoders;
-import io.pgsink.core.ChangeMetadata;
-import io.pgsink.core.ColumnSchema;
-import io.pgsink.core.CopyFormat;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.TableSchema;
+import io.pgsink.core.change.ColumnSchema;
+import io.pgsink.core.change.TableSchema;
+import io.pgsink.core.config.ChangeMetadata;
+import io.pgsink.core.config.CopyFormat;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 
 import org.jetbrains.annotations.Nullable;
 

@@ -1,16 +1,16 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.ChangeMetadata;
-import io.pgsink.core.ColumnSelection;
-import io.pgsink.core.CopyFormat;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.SourceAttribute;
-import io.pgsink.core.SourceColumns;
-import io.pgsink.core.TableId;
-import io.pgsink.core.TableNameFormat;
-import io.pgsink.core.TableSchema;
+import io.pgsink.core.change.SourceAttribute;
+import io.pgsink.core.change.SourceColumns;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.change.TableSchema;
+import io.pgsink.core.config.ChangeMetadata;
+import io.pgsink.core.config.CopyFormat;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
+import io.pgsink.core.mapping.ColumnSelection;
+import io.pgsink.core.mapping.TableNameFormat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

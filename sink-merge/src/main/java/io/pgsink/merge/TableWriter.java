@@ -1,20 +1,20 @@
 package io.pgsink.merge;
 
 import io.pgsink.copy.CopyListener;
-import io.pgsink.copy.CopyRowWriter;
 import io.pgsink.copy.CopyLoader;
 import io.pgsink.copy.CopyRejectedException;
+import io.pgsink.copy.CopyRowWriter;
 import io.pgsink.copy.SqlFailures;
-import io.pgsink.core.CopyDataFormat;
-import io.pgsink.core.CopyFormat;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.RowChange;
-import io.pgsink.core.RowKey;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.TableBatch;
-import io.pgsink.core.TableId;
-import io.pgsink.core.ValueSizes;
+import io.pgsink.core.buffer.RowChange;
+import io.pgsink.core.buffer.TableBatch;
+import io.pgsink.core.buffer.ValueSizes;
+import io.pgsink.core.change.RowKey;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.config.CopyDataFormat;
+import io.pgsink.core.config.CopyFormat;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import org.jetbrains.annotations.Nullable;
 
 import java.sql.Connection;

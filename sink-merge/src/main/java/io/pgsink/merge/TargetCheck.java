@@ -2,10 +2,10 @@ package io.pgsink.merge;
 
 import io.pgsink.copy.SqlFailures;
 import io.pgsink.copy.SqlIdentifiers;
-import io.pgsink.core.SessionReplicationRole;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.TableId;
-import io.pgsink.core.TargetDialect;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.config.SessionReplicationRole;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.config.TargetDialect;
 import org.intellij.lang.annotations.Language;
 
 import java.sql.Connection;

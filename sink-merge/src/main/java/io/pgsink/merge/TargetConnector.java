@@ -1,7 +1,7 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.SessionReplicationRole;
-import io.pgsink.core.SinkConfig;
+import io.pgsink.core.config.SessionReplicationRole;
+import io.pgsink.core.config.SinkConfig;
 
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -1,9 +1,9 @@
 package io.pgsink.merge;
 
 import io.pgsink.copy.SqlFailures;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.SinkException;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 
 import java.sql.Connection;
 import java.sql.SQLException;

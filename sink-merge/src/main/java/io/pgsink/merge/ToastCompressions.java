@@ -1,7 +1,7 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.ToastCompression;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.config.ToastCompression;
 import org.intellij.lang.annotations.Language;
 
 import java.sql.Connection;

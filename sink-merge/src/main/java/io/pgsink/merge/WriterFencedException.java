@@ -1,7 +1,7 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,11 +1,11 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.BufferedSink;
-import io.pgsink.core.ChangeEvent;
-import io.pgsink.core.ColumnSchema;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.TableId;
-import io.pgsink.core.TableSchema;
+import io.pgsink.core.buffer.BufferedSink;
+import io.pgsink.core.change.ChangeEvent;
+import io.pgsink.core.change.ColumnSchema;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.change.TableSchema;
+import io.pgsink.core.config.SinkConfig;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -1,11 +1,11 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.ColumnSchema;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.SourceAttribute;
-import io.pgsink.core.SourceColumns;
-import io.pgsink.core.TableId;
-import io.pgsink.core.TableSchema;
+import io.pgsink.core.change.ColumnSchema;
+import io.pgsink.core.change.SourceAttribute;
+import io.pgsink.core.change.SourceColumns;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.change.TableSchema;
+import io.pgsink.core.error.SinkException;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

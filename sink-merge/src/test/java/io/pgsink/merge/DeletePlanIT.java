@@ -2,7 +2,7 @@ package io.pgsink.merge;
 
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
 import io.pgsink.copy.testing.TestingSchema;
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

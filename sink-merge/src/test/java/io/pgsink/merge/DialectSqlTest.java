@@ -1,12 +1,12 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.ColumnSchema;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.TableId;
-import io.pgsink.core.TableSchema;
-import io.pgsink.core.TargetDialect;
+import io.pgsink.core.change.ColumnSchema;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.change.TableSchema;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.config.TargetDialect;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

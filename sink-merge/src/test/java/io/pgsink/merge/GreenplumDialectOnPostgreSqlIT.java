@@ -1,15 +1,15 @@
 package io.pgsink.merge;
 
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
-import io.pgsink.core.BufferedSink;
-import io.pgsink.core.ChangeEvent;
-import io.pgsink.core.ColumnSchema;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.SourcePosition;
-import io.pgsink.core.TableId;
-import io.pgsink.core.TableSchema;
+import io.pgsink.core.buffer.BufferedSink;
+import io.pgsink.core.change.ChangeEvent;
+import io.pgsink.core.change.ColumnSchema;
+import io.pgsink.core.change.SourcePosition;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.change.TableSchema;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

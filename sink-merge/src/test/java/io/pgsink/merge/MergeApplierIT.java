@@ -1,14 +1,14 @@
 package io.pgsink.merge;
 
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
-import io.pgsink.core.BufferedSink;
-import io.pgsink.core.ChangeEvent;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.SourcePosition;
-import io.pgsink.core.TableId;
-import io.pgsink.core.TableSchema;
+import io.pgsink.core.buffer.BufferedSink;
+import io.pgsink.core.change.ChangeEvent;
+import io.pgsink.core.change.SourcePosition;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.change.TableSchema;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -417,7 +417,7 @@ class MergeApplierIT
             java.util.concurrent.CyclicBarrier barrier = new java.util.concurrent.CyclicBarrier(6);
             java.util.concurrent.ExecutorService executor = java.util.concurrent.Executors.newFixedThreadPool(6);
             try {
-                List<java.util.concurrent.Future<Map<String, io.pgsink.core.SourcePosition>>> starts = new java.util.ArrayList<>();
+                List<java.util.concurrent.Future<Map<String, SourcePosition>>> starts = new java.util.ArrayList<>();
                 for (int sink = 0; sink < 6; sink++) {
                     starts.add(executor.submit(() -> {
                         try (MergeApplier applier = new MergeApplier(config)) {
@@ -426,7 +426,7 @@ class MergeApplierIT
                         }
                     }));
                 }
-                for (java.util.concurrent.Future<Map<String, io.pgsink.core.SourcePosition>> start : starts) {
+                for (java.util.concurrent.Future<Map<String, SourcePosition>> start : starts) {
                     assertThat(start.get()).isEmpty();
                 }
             }

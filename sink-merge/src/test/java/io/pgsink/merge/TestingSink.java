@@ -1,8 +1,8 @@
 package io.pgsink.merge;
 
 import io.pgsink.copy.testing.TestingSchema;
-import io.pgsink.core.BufferedSink;
-import io.pgsink.core.SinkConfig;
+import io.pgsink.core.buffer.BufferedSink;
+import io.pgsink.core.config.SinkConfig;
 
 import java.sql.Connection;
 import java.sql.ResultSet;

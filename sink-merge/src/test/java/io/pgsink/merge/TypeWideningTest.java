@@ -1,9 +1,9 @@
 package io.pgsink.merge;
 
-import io.pgsink.core.ColumnSchema;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.TableId;
-import io.pgsink.core.TableSchema;
+import io.pgsink.core.change.ColumnSchema;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.change.TableSchema;
+import io.pgsink.core.error.SinkException;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -2,9 +2,9 @@ package io.pgsink.reference;
 
 import io.pgsink.connector.kafka.KafkaSinkConfig;
 import io.pgsink.connector.standalone.StandaloneConfig;
-import io.pgsink.core.ConfigKey;
-import io.pgsink.core.ConfigType;
-import io.pgsink.core.SinkConfig;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.config.definition.ConfigKey;
+import io.pgsink.core.config.definition.ConfigType;
 import org.apache.kafka.common.config.ConfigDef;
 
 import java.nio.file.Path;

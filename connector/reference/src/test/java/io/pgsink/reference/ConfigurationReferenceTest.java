@@ -2,8 +2,8 @@ package io.pgsink.reference;
 
 import io.pgsink.connector.kafka.KafkaSinkConfig;
 import io.pgsink.connector.standalone.StandaloneConfig;
-import io.pgsink.core.ConfigKey;
-import io.pgsink.core.SinkConfig;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.config.definition.ConfigKey;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -70,7 +70,7 @@ class ConfigurationReferenceTest
     @Test
     void aValidatorThatDoesNotDescribeItselfShowsNothing()
     {
-        String lambda = "io.pgsink.core.SinkKeys$$Lambda$625/0x00007f76481a8240@c7045b9";
+        String lambda = "io.pgsink.core.config.SinkKeys$$Lambda$625/0x00007f76481a8240@c7045b9";
         assertThat(ConfigurationReference.described(lambda)).isEmpty();
         assertThat(ConfigurationReference.described("[0,...]")).isEqualTo("[0,...]");
         assertThat(ConfigurationReference.generate()).doesNotContain("$$Lambda", "Lambda$");

@@ -1,6 +1,6 @@
 package io.pgsink.merge.verify;
 
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
 
 import java.util.List;
 import java.util.StringJoiner;

@@ -1,6 +1,6 @@
 package io.pgsink.merge.verify;
 
-import io.pgsink.core.SinkConfig;
+import io.pgsink.core.config.SinkConfig;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,12 +1,12 @@
 package io.pgsink.connector.debezium;
 
-import io.pgsink.core.ColumnSchema;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.SourcePosition;
-import io.pgsink.core.TableId;
-import io.pgsink.core.TableSchema;
-import io.pgsink.core.UnavailableValue;
+import io.pgsink.core.change.ColumnSchema;
+import io.pgsink.core.change.SourcePosition;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.change.TableSchema;
+import io.pgsink.core.change.UnavailableValue;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;

@@ -1,6 +1,6 @@
 package io.pgsink.connector.debezium;
 
-import io.pgsink.core.UnavailableValue;
+import io.pgsink.core.change.UnavailableValue;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 

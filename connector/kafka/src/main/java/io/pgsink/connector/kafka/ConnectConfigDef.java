@@ -1,7 +1,7 @@
 package io.pgsink.connector.kafka;
 
-import io.pgsink.core.ConfigKey;
-import io.pgsink.core.ConfigProblem;
+import io.pgsink.core.config.definition.ConfigKey;
+import io.pgsink.core.config.definition.ConfigProblem;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;

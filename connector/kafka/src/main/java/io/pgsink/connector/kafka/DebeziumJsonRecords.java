@@ -1,8 +1,8 @@
 package io.pgsink.connector.kafka;
 
 import io.pgsink.connector.kafka.json.JsonEnvelopeReader;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;

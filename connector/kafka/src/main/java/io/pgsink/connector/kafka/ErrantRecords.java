@@ -1,9 +1,9 @@
 package io.pgsink.connector.kafka;
 
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.RejectedRow;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.SourcePosition;
+import io.pgsink.core.buffer.RejectedRow;
+import io.pgsink.core.change.SourcePosition;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;

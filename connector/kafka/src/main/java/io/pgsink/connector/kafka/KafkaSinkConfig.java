@@ -1,14 +1,14 @@
 package io.pgsink.connector.kafka;
 
 import io.pgsink.connector.debezium.UnavailablePlaceholder;
-import io.pgsink.core.ConfigKey;
-import io.pgsink.core.ConfigProblem;
-import io.pgsink.core.ConfigType;
-import io.pgsink.core.ConfigValidator;
-import io.pgsink.core.ConfigValues;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.SinkKeys;
-import io.pgsink.core.TableNameFormat;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.config.SinkKeys;
+import io.pgsink.core.config.definition.ConfigKey;
+import io.pgsink.core.config.definition.ConfigProblem;
+import io.pgsink.core.config.definition.ConfigType;
+import io.pgsink.core.config.definition.ConfigValidator;
+import io.pgsink.core.config.definition.ConfigValues;
+import io.pgsink.core.mapping.TableNameFormat;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 

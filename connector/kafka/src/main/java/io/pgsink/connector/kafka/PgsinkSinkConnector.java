@@ -1,9 +1,9 @@
 package io.pgsink.connector.kafka;
 
-import io.pgsink.core.ConfigProblem;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.config.definition.ConfigProblem;
+import io.pgsink.core.error.SinkException;
 import io.pgsink.merge.MergeApplier;
 import io.pgsink.merge.TargetCheck;
 import org.apache.kafka.common.config.Config;

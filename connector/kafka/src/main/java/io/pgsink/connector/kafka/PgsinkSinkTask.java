@@ -1,15 +1,15 @@
 package io.pgsink.connector.kafka;
 
-import io.pgsink.core.Batch;
-import io.pgsink.core.BufferedSink;
-import io.pgsink.core.ChangeEvent;
-import io.pgsink.core.ColumnSelectingSink;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.FlushListener;
-import io.pgsink.core.FlushPolicy;
-import io.pgsink.core.Sink;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.SourcePosition;
+import io.pgsink.core.buffer.Batch;
+import io.pgsink.core.buffer.BufferedSink;
+import io.pgsink.core.buffer.FlushListener;
+import io.pgsink.core.buffer.FlushPolicy;
+import io.pgsink.core.buffer.Sink;
+import io.pgsink.core.change.ChangeEvent;
+import io.pgsink.core.change.SourcePosition;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
+import io.pgsink.core.mapping.ColumnSelectingSink;
 import io.pgsink.merge.MergeApplier;
 import io.pgsink.merge.MovedRows;
 import io.pgsink.merge.TargetConnector;

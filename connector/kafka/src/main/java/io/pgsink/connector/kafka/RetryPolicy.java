@@ -1,7 +1,7 @@
 package io.pgsink.connector.kafka;
 
-import io.pgsink.core.Backoff;
-import io.pgsink.core.SinkException;
+import io.pgsink.core.error.Backoff;
+import io.pgsink.core.error.SinkException;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkTaskContext;

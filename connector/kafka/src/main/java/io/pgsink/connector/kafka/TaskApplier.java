@@ -1,10 +1,10 @@
 package io.pgsink.connector.kafka;
 
-import io.pgsink.core.Batch;
-import io.pgsink.core.BatchApplier;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.SourcePosition;
-import io.pgsink.core.TableId;
+import io.pgsink.core.buffer.Batch;
+import io.pgsink.core.buffer.BatchApplier;
+import io.pgsink.core.change.SourcePosition;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.error.SinkException;
 import io.pgsink.merge.MergeApplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,7 +1,7 @@
 package io.pgsink.connector.kafka;
 
-import io.pgsink.core.Batch;
-import io.pgsink.core.TableBatch;
+import io.pgsink.core.buffer.Batch;
+import io.pgsink.core.buffer.TableBatch;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.PluginMetrics;

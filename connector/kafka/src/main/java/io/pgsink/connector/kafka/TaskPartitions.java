@@ -1,8 +1,8 @@
 package io.pgsink.connector.kafka;
 
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.SourcePosition;
+import io.pgsink.core.change.SourcePosition;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import io.pgsink.merge.MergeApplier;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;

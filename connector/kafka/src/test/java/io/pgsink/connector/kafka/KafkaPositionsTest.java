@@ -1,6 +1,6 @@
 package io.pgsink.connector.kafka;
 
-import io.pgsink.core.SourcePosition;
+import io.pgsink.core.change.SourcePosition;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 

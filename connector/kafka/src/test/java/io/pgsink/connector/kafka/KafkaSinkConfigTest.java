@@ -1,8 +1,8 @@
 package io.pgsink.connector.kafka;
 
-import io.pgsink.core.ConfigKey;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.config.definition.ConfigKey;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;

@@ -1,14 +1,14 @@
 package io.pgsink.connector.kafka;
 
-import io.pgsink.connector.debezium.UnavailablePlaceholder;
 import io.pgsink.connector.debezium.DebeziumEnvelopes;
-import io.pgsink.core.ChangeEvent;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.Operation;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.SourcePosition;
-import io.pgsink.core.TableId;
-import io.pgsink.core.UnavailableValue;
+import io.pgsink.connector.debezium.UnavailablePlaceholder;
+import io.pgsink.core.change.ChangeEvent;
+import io.pgsink.core.change.Operation;
+import io.pgsink.core.change.SourcePosition;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.change.UnavailableValue;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;

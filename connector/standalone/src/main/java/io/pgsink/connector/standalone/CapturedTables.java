@@ -1,7 +1,7 @@
 package io.pgsink.connector.standalone;
 
 import io.debezium.connector.postgresql.PostgresConnectorConfig.AutoCreateMode;
-import io.pgsink.core.ConfigProblem;
+import io.pgsink.core.config.definition.ConfigProblem;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.pgsink.connector.standalone;
 
-import io.pgsink.core.ConfigKey;
-import io.pgsink.core.SinkConfig;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.config.definition.ConfigKey;
 
 import java.util.ArrayList;
 import java.util.List;

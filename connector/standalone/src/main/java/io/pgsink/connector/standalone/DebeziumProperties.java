@@ -5,9 +5,9 @@ import io.debezium.config.Field;
 import io.debezium.connector.postgresql.PostgresConnector;
 import io.debezium.connector.postgresql.PostgresConnectorConfig;
 import io.debezium.embedded.async.AsyncEngineConfig;
-import io.pgsink.core.ConfigProblem;
-import io.pgsink.core.FlushPolicy;
-import io.pgsink.core.SinkConfig;
+import io.pgsink.core.buffer.FlushPolicy;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.config.definition.ConfigProblem;
 import org.apache.kafka.common.config.ConfigDef;
 
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.pgsink.connector.standalone;
 
 import io.pgsink.copy.SqlFailures;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.SinkException;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.error.SinkException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.jetbrains.annotations.Nullable;
 

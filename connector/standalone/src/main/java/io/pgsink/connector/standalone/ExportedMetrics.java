@@ -1,6 +1,6 @@
 package io.pgsink.connector.standalone;
 
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
 
 import java.time.Instant;
 

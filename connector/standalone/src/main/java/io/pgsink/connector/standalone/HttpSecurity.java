@@ -1,9 +1,9 @@
 package io.pgsink.connector.standalone;
 
-import io.pgsink.core.ConfigKey;
-import io.pgsink.core.ConfigProblem;
-import io.pgsink.core.ConfigType;
-import io.pgsink.core.ConfigValues;
+import io.pgsink.core.config.definition.ConfigKey;
+import io.pgsink.core.config.definition.ConfigProblem;
+import io.pgsink.core.config.definition.ConfigType;
+import io.pgsink.core.config.definition.ConfigValues;
 
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;

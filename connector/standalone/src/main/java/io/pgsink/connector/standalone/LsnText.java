@@ -1,6 +1,6 @@
 package io.pgsink.connector.standalone;
 
-import io.pgsink.core.SourcePosition;
+import io.pgsink.core.change.SourcePosition;
 
 import java.util.Locale;
 

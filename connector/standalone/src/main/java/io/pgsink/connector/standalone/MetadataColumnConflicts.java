@@ -1,13 +1,13 @@
 package io.pgsink.connector.standalone;
 
-import io.pgsink.core.ChangeMetadata;
-import io.pgsink.core.ColumnSelection;
-import io.pgsink.core.ConfigKey;
-import io.pgsink.core.ConfigProblem;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.config.ChangeMetadata;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.config.definition.ConfigKey;
+import io.pgsink.core.config.definition.ConfigProblem;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
+import io.pgsink.core.mapping.ColumnSelection;
 import org.intellij.lang.annotations.Language;
 
 import java.sql.Connection;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.pgsink.core.SourcePosition;
+import io.pgsink.core.change.SourcePosition;
 import org.jetbrains.annotations.Nullable;
 
 import java.nio.ByteBuffer;

@@ -1,10 +1,10 @@
 package io.pgsink.connector.standalone;
 
 import io.pgsink.connector.standalone.logging.LogFormat;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
-import picocli.CommandLine;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 import java.io.IOException;
 import java.io.InputStream;

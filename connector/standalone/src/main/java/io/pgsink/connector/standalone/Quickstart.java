@@ -1,7 +1,7 @@
 package io.pgsink.connector.standalone;
 
+import io.pgsink.core.config.SinkConfig;
 import io.pgsink.embedded.EmbeddedPostgres;
-import io.pgsink.core.SinkConfig;
 import org.jetbrains.annotations.Nullable;
 
 import java.io.PrintWriter;

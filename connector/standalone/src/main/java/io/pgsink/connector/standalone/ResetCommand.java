@@ -1,13 +1,13 @@
 package io.pgsink.connector.standalone;
 
 import io.pgsink.copy.SqlFailures;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import io.pgsink.merge.MergeApplier;
 import io.pgsink.merge.TargetConnector;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;

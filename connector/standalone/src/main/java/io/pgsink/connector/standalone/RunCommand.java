@@ -1,12 +1,12 @@
 package io.pgsink.connector.standalone;
 
 import io.pgsink.connector.standalone.logging.LogFormat;
-import io.pgsink.core.SinkException;
+import io.pgsink.core.error.SinkException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
 

@@ -2,7 +2,7 @@ package io.pgsink.connector.standalone;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pgsink.core.SinkException;
+import io.pgsink.core.error.SinkException;
 
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -50,7 +50,8 @@ final class ServiceState
     /**
      * One state and, while retrying or failed, the failure.
      *
-     * @param errorClass the {@link io.pgsink.core.ErrorCode} of a {@link SinkException}, else the exception's class
+     * @param errorClass the {@link io.pgsink.core.error.ErrorCode} of a {@link SinkException}, else the
+     *        exception's class
      * @param attempt the failed attempts in a row, 0 when none
      * @param since when the state was entered (for {@link State#RETRYING}: the first failure in a row)
      */

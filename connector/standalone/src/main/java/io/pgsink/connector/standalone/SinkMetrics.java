@@ -8,10 +8,10 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.pgsink.connector.standalone.load.LoadListener;
-import io.pgsink.core.Batch;
-import io.pgsink.core.FlushListener;
-import io.pgsink.core.TableBatch;
-import io.pgsink.core.TableId;
+import io.pgsink.core.buffer.Batch;
+import io.pgsink.core.buffer.FlushListener;
+import io.pgsink.core.buffer.TableBatch;
+import io.pgsink.core.change.TableId;
 
 import java.time.Duration;
 import java.util.Arrays;

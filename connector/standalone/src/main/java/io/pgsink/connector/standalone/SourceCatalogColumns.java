@@ -1,11 +1,11 @@
 package io.pgsink.connector.standalone;
 
 import io.pgsink.copy.SqlFailures;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.SourceAttribute;
-import io.pgsink.core.SourceColumns;
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.SourceAttribute;
+import io.pgsink.core.change.SourceColumns;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import org.jetbrains.annotations.Nullable;
 
 import java.sql.Connection;

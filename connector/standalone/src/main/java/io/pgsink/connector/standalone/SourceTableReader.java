@@ -1,7 +1,7 @@
 package io.pgsink.connector.standalone;
 
 import io.pgsink.copy.SqlFailures;
-import io.pgsink.core.ErrorCode;
+import io.pgsink.core.error.ErrorCode;
 import org.jetbrains.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +35,7 @@ final class SourceTableReader
     }
 
     /**
-     * @throws io.pgsink.core.SinkException ({@link ErrorCode#TRANSIENT}) when the catalog cannot be read
+     * @throws io.pgsink.core.error.SinkException ({@link ErrorCode#TRANSIENT}) when the catalog cannot be read
      */
     @Override
     public SourceTables get()

@@ -1,8 +1,8 @@
 package io.pgsink.connector.standalone;
 
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import org.jetbrains.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,8 +1,8 @@
 package io.pgsink.connector.standalone;
 
 import io.pgsink.copy.SqlFailures;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.config.SinkConfig;
 import io.pgsink.merge.LoadTargets;
 import io.pgsink.merge.SourceTableStore;
 import io.pgsink.merge.TargetConnector;

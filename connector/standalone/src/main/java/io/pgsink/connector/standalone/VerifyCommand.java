@@ -2,11 +2,11 @@ package io.pgsink.connector.standalone;
 
 import io.pgsink.connector.standalone.verify.Verifier;
 import io.pgsink.connector.standalone.verify.VerifyReport;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import io.pgsink.merge.TargetConnector;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,8 +1,8 @@
 package io.pgsink.connector.standalone;
 
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

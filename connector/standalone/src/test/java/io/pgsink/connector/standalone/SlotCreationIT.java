@@ -1,7 +1,7 @@
 package io.pgsink.connector.standalone;
 
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import io.pgsink.embedded.EmbeddedPostgres;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,7 @@
 package io.pgsink.connector.standalone;
 
-import io.pgsink.core.SinkException;
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.error.SinkException;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -1,13 +1,13 @@
 package io.pgsink.connector.standalone;
 
-import io.pgsink.core.ChangeMetadata;
-import io.pgsink.core.ConfigKey;
-import io.pgsink.core.ConfigProblem;
-import io.pgsink.core.DeleteMode;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.SinkKeys;
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.config.ChangeMetadata;
+import io.pgsink.core.config.DeleteMode;
+import io.pgsink.core.config.SinkKeys;
+import io.pgsink.core.config.definition.ConfigKey;
+import io.pgsink.core.config.definition.ConfigProblem;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

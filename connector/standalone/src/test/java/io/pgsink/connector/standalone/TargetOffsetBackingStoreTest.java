@@ -1,6 +1,6 @@
 package io.pgsink.connector.standalone;
 
-import io.pgsink.core.SourcePosition;
+import io.pgsink.core.change.SourcePosition;
 import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.json.JsonConverterConfig;
 import org.junit.jupiter.api.Test;

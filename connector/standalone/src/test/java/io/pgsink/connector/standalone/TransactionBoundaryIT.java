@@ -173,7 +173,7 @@ class TransactionBoundaryIT
             // 600 change events of 200 rows: the rows alone take more than 8 kB of buffer
             workload.largeTransaction(5);
             Throwable failure = running.awaitFailure(TIMEOUT);
-            assertThat(failure).isInstanceOf(io.pgsink.core.SinkException.class)
+            assertThat(failure).isInstanceOf(io.pgsink.core.error.SinkException.class)
                     .hasMessageContaining("takes more than buffer.max.bytes (8192 bytes)")
                     .hasMessageContaining("raise buffer.max.bytes")
                     .hasMessageContaining("nothing of it was applied");

@@ -2,7 +2,7 @@ package io.pgsink.connector.standalone.load;
 
 import io.pgsink.copy.CopyPipe;
 import io.pgsink.copy.SqlFailures;
-import io.pgsink.core.SinkException;
+import io.pgsink.core.error.SinkException;
 import io.pgsink.merge.LoadProgressStore;
 import io.pgsink.merge.TargetConnector;
 

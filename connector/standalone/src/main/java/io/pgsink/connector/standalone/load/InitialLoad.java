@@ -1,11 +1,11 @@
 package io.pgsink.connector.standalone.load;
 
 import io.pgsink.copy.SqlFailures;
-import io.pgsink.core.ColumnProjection;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.config.SinkConfig;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
+import io.pgsink.core.mapping.ColumnProjection;
 import io.pgsink.merge.Dialect;
 import io.pgsink.merge.LoadProgress;
 import io.pgsink.merge.LoadProgressStore;

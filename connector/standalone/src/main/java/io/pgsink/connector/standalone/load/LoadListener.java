@@ -1,6 +1,6 @@
 package io.pgsink.connector.standalone.load;
 
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
 
 /**
  * Told of each chunk an initial load commits in the target, for metrics. Called from the load's

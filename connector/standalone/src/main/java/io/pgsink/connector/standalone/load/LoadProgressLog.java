@@ -1,6 +1,6 @@
 package io.pgsink.connector.standalone.load;
 
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

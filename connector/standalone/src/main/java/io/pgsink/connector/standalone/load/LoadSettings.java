@@ -1,7 +1,7 @@
 package io.pgsink.connector.standalone.load;
 
-import io.pgsink.core.SinkConfig;
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.config.SinkConfig;
 
 import java.sql.Connection;
 import java.sql.SQLException;

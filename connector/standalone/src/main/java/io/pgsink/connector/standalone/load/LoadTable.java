@@ -1,10 +1,10 @@
 package io.pgsink.connector.standalone.load;
 
-import io.pgsink.core.ColumnProjection;
-import io.pgsink.core.ColumnSchema;
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.ColumnSchema;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
+import io.pgsink.core.mapping.ColumnProjection;
 import io.pgsink.merge.TargetColumn;
 import io.pgsink.merge.TargetTable;
 

@@ -1,6 +1,6 @@
 package io.pgsink.connector.standalone.load;
 
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
 import io.pgsink.merge.LoadProgress;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;

@@ -1,7 +1,7 @@
 package io.pgsink.connector.standalone.load;
 
-import io.pgsink.core.ErrorCode;
-import io.pgsink.core.SinkException;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.error.SinkException;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,9 +1,9 @@
 package io.pgsink.connector.standalone.load;
 
 import io.pgsink.copy.PrimaryKeys;
-import io.pgsink.core.ColumnSchema;
-import io.pgsink.core.TableId;
-import io.pgsink.core.TableSchema;
+import io.pgsink.core.change.ColumnSchema;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.change.TableSchema;
 import org.intellij.lang.annotations.Language;
 
 import java.sql.Connection;

@@ -1,6 +1,6 @@
 package io.pgsink.connector.standalone.load;
 
-import io.pgsink.core.TableSchema;
+import io.pgsink.core.change.TableSchema;
 
 import static java.util.Objects.requireNonNull;
 

@@ -3,7 +3,7 @@ package io.pgsink.connector.standalone.verify;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pgsink.core.SinkConfig;
+import io.pgsink.core.config.SinkConfig;
 import io.pgsink.merge.verify.StoredPositions;
 
 import java.sql.Connection;

@@ -1,6 +1,6 @@
 package io.pgsink.connector.standalone.verify;
 
-import io.pgsink.core.TableId;
+import io.pgsink.core.change.TableId;
 import io.pgsink.merge.verify.ComparedSide;
 import io.pgsink.merge.verify.RowCopy;
 

@@ -2,7 +2,7 @@ package io.pgsink.connector.standalone.verify;
 
 import io.pgsink.connector.standalone.load.LoadSettings;
 import io.pgsink.copy.SqlFailures;
-import io.pgsink.core.SinkException;
+import io.pgsink.core.error.SinkException;
 import io.pgsink.merge.TargetConnector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,7 +49,7 @@ public final class Verifier
     }
 
     /**
-     * @throws SinkException ({@link io.pgsink.core.ErrorCode#CONFIG}) when a table cannot be
+     * @throws SinkException ({@link io.pgsink.core.error.ErrorCode#CONFIG}) when a table cannot be
      *         compared, or when a database cannot be read
      */
     public VerifyReport run()
