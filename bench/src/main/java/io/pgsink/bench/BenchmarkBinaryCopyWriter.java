@@ -1,8 +1,8 @@
 package io.pgsink.bench;
 
-import io.pgsink.copy.BinaryCopyWriter;
-import io.pgsink.copy.BinaryValueEncoder;
-import io.pgsink.copy.BinaryValueEncoders;
+import io.pgsink.copy.encode.binary.BinaryValueEncoder;
+import io.pgsink.copy.encode.binary.BinaryValueEncoders;
+import io.pgsink.copy.write.BinaryCopyWriter;
 import io.pgsink.core.config.NulCharacterHandling;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

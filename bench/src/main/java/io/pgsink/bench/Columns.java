@@ -1,8 +1,8 @@
 package io.pgsink.bench;
 
-import io.pgsink.copy.CsvWriter;
-import io.pgsink.copy.ValueEncoder;
-import io.pgsink.copy.ValueEncoders;
+import io.pgsink.copy.encode.text.ValueEncoder;
+import io.pgsink.copy.encode.text.ValueEncoders;
+import io.pgsink.copy.write.CsvWriter;
 
 import java.math.BigDecimal;
 import java.sql.PreparedStatement;

@@ -1,6 +1,6 @@
 package io.pgsink.bench;
 
-import io.pgsink.copy.CopyLoader;
+import io.pgsink.copy.load.CopyLoader;
 import io.pgsink.core.config.CopyFormat;
 import org.apache.kafka.connect.sink.SinkRecord;
 

@@ -15,7 +15,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.regex.Pattern;
 
-import static io.pgsink.copy.SqlIdentifiers.literal;
+import static io.pgsink.copy.sql.SqlIdentifiers.literal;
 
 /**
  * A source column's constant default as a target column default: the value's text form, as a

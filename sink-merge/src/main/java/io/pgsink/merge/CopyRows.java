@@ -1,10 +1,10 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.BinaryCopyWriter;
-import io.pgsink.copy.BinaryValueEncoder;
-import io.pgsink.copy.CopyRowWriter;
-import io.pgsink.copy.CsvWriter;
-import io.pgsink.copy.ValueEncodingException;
+import io.pgsink.copy.encode.binary.BinaryValueEncoder;
+import io.pgsink.copy.write.BinaryCopyWriter;
+import io.pgsink.copy.write.CopyRowWriter;
+import io.pgsink.copy.write.CsvWriter;
+import io.pgsink.copy.write.ValueEncodingException;
 import io.pgsink.core.buffer.RowChange;
 import io.pgsink.core.change.RowKey;
 import io.pgsink.core.change.UnavailableValue;

@@ -3,7 +3,7 @@ package io.pgsink.merge;
 import java.util.List;
 import java.util.StringJoiner;
 
-import static io.pgsink.copy.SqlIdentifiers.quote;
+import static io.pgsink.copy.sql.SqlIdentifiers.quote;
 
 /**
  * Greenplum 6 and 7, and Apache Cloudberry.

@@ -1,9 +1,9 @@
 package io.pgsink.merge;
 
 import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
-import io.pgsink.copy.CopyListener;
-import io.pgsink.copy.SqlFailures;
-import io.pgsink.copy.SqlIdentifiers;
+import io.pgsink.copy.load.CopyListener;
+import io.pgsink.copy.sql.SqlFailures;
+import io.pgsink.copy.sql.SqlIdentifiers;
 import io.pgsink.core.buffer.Batch;
 import io.pgsink.core.buffer.BatchApplier;
 import io.pgsink.core.buffer.RejectedRow;

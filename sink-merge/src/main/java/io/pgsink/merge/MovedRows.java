@@ -1,7 +1,7 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.CsvWriter;
-import io.pgsink.copy.SqlIdentifiers;
+import io.pgsink.copy.sql.SqlIdentifiers;
+import io.pgsink.copy.write.CsvWriter;
 import io.pgsink.core.buffer.Batch;
 import io.pgsink.core.buffer.TableBatch;
 import io.pgsink.core.change.RowKey;

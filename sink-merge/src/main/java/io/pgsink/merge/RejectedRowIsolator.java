@@ -1,6 +1,6 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.sql.SqlFailures;
 import io.pgsink.core.buffer.Batch;
 import io.pgsink.core.buffer.RejectedRow;
 import io.pgsink.core.buffer.RowChange;

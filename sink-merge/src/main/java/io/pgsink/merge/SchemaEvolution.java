@@ -19,8 +19,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.StringJoiner;
 
-import static io.pgsink.copy.SqlIdentifiers.literal;
-import static io.pgsink.copy.SqlIdentifiers.quote;
+import static io.pgsink.copy.sql.SqlIdentifiers.literal;
+import static io.pgsink.copy.sql.SqlIdentifiers.quote;
 
 /**
  * {@code schema.evolution=add-columns}: the DDL that creates a missing target table from the source

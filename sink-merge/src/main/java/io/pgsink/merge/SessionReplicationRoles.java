@@ -1,6 +1,6 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.sql.SqlFailures;
 import io.pgsink.core.config.SessionReplicationRole;
 import io.pgsink.core.config.SinkConfig;
 import org.intellij.lang.annotations.Language;

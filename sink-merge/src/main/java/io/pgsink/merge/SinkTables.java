@@ -1,6 +1,6 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.sql.SqlFailures;
 
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -5,7 +5,7 @@ import java.util.Set;
 import java.util.StringJoiner;
 import java.util.regex.Pattern;
 
-import static io.pgsink.copy.SqlIdentifiers.quote;
+import static io.pgsink.copy.sql.SqlIdentifiers.quote;
 
 /**
  * The statements of one table's small batches ({@link SmallBatchWriter}), made once per

@@ -1,8 +1,8 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.CopyListener;
-import io.pgsink.copy.CsvWriter;
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.load.CopyListener;
+import io.pgsink.copy.sql.SqlFailures;
+import io.pgsink.copy.write.CsvWriter;
 import io.pgsink.core.buffer.RowChange;
 import io.pgsink.core.buffer.TableBatch;
 import io.pgsink.core.config.CopyFormat;

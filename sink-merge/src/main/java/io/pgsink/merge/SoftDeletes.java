@@ -3,7 +3,7 @@ package io.pgsink.merge;
 import java.util.List;
 import java.util.StringJoiner;
 
-import static io.pgsink.copy.SqlIdentifiers.quote;
+import static io.pgsink.copy.sql.SqlIdentifiers.quote;
 
 /**
  * {@code delete.mode=soft}: the statements that keep a deleted key's row and mark it, in place of

@@ -1,6 +1,6 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.sql.SqlFailures;
 import io.pgsink.core.change.TableId;
 import org.postgresql.PGConnection;
 
@@ -13,7 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.WeakHashMap;
 
-import static io.pgsink.copy.SqlIdentifiers.quote;
+import static io.pgsink.copy.sql.SqlIdentifiers.quote;
 
 /**
  * The staging tables a flush COPYs into: temporary, {@code ON COMMIT DELETE ROWS}, created once per

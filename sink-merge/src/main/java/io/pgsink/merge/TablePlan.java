@@ -1,11 +1,11 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.BinaryValueEncoder;
-import io.pgsink.copy.BinaryValueEncoders;
-import io.pgsink.copy.CopyLoader;
-import io.pgsink.copy.SqlIdentifiers;
-import io.pgsink.copy.ValueEncoder;
-import io.pgsink.copy.ValueEncoders;
+import io.pgsink.copy.encode.binary.BinaryValueEncoder;
+import io.pgsink.copy.encode.binary.BinaryValueEncoders;
+import io.pgsink.copy.encode.text.ValueEncoder;
+import io.pgsink.copy.encode.text.ValueEncoders;
+import io.pgsink.copy.load.CopyLoader;
+import io.pgsink.copy.sql.SqlIdentifiers;
 import io.pgsink.core.change.ColumnSchema;
 import io.pgsink.core.change.TableSchema;
 import io.pgsink.core.config.ChangeMetadata;
@@ -142,9 +142,9 @@ final class TablePlan
             }
             stagedNames.addAll(names);
             this.createStaging = dialect.staging().createStagingTable(stagingName, columns, target);
-            this.copyStaging = CopyLoader.copyStatement(io.pgsink.copy.SqlIdentifiers.quote(stagingName), stagedNames,
+            this.copyStaging = CopyLoader.copyStatement(SqlIdentifiers.quote(stagingName), stagedNames,
                     format);
-            this.copyStagingBinary = CopyLoader.binaryCopyStatement(io.pgsink.copy.SqlIdentifiers.quote(stagingName),
+            this.copyStagingBinary = CopyLoader.binaryCopyStatement(SqlIdentifiers.quote(stagingName),
                     stagedNames);
             this.fill = Statements.fillUnavailable(target, columns, stagingName);
             this.unfilled = Statements.unfilledRows(target, stagingName);

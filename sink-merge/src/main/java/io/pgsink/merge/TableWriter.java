@@ -1,10 +1,10 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.CopyListener;
-import io.pgsink.copy.CopyLoader;
-import io.pgsink.copy.CopyRejectedException;
-import io.pgsink.copy.CopyRowWriter;
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.load.CopyListener;
+import io.pgsink.copy.load.CopyLoader;
+import io.pgsink.copy.load.CopyRejectedException;
+import io.pgsink.copy.sql.SqlFailures;
+import io.pgsink.copy.write.CopyRowWriter;
 import io.pgsink.core.buffer.RowChange;
 import io.pgsink.core.buffer.TableBatch;
 import io.pgsink.core.buffer.ValueSizes;

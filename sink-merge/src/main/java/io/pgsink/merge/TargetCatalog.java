@@ -1,6 +1,6 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.PrimaryKeys;
+import io.pgsink.copy.sql.PrimaryKeys;
 import io.pgsink.core.change.TableId;
 import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;

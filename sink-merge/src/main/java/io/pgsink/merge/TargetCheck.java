@@ -1,7 +1,7 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.SqlFailures;
-import io.pgsink.copy.SqlIdentifiers;
+import io.pgsink.copy.sql.SqlFailures;
+import io.pgsink.copy.sql.SqlIdentifiers;
 import io.pgsink.core.change.TableId;
 import io.pgsink.core.config.SessionReplicationRole;
 import io.pgsink.core.config.SinkConfig;

@@ -1,6 +1,6 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.sql.SqlFailures;
 import org.postgresql.PGConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,6 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.sql.SqlFailures;
 import io.pgsink.core.config.SinkConfig;
 import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;

@@ -1,6 +1,6 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.sql.SqlFailures;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
 

@@ -1,6 +1,6 @@
 package io.pgsink.merge;
 
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.sql.SqlFailures;
 import io.pgsink.core.config.SinkConfig;
 
 import java.sql.Connection;
@@ -10,7 +10,7 @@ import java.sql.SQLException;
 import java.util.Map;
 import java.util.TreeMap;
 
-import static io.pgsink.copy.SqlIdentifiers.quote;
+import static io.pgsink.copy.sql.SqlIdentifiers.quote;
 import static java.util.Objects.requireNonNull;
 
 /**

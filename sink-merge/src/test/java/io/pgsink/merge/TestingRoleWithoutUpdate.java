@@ -8,7 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
 
-import static io.pgsink.copy.SqlIdentifiers.quote;
+import static io.pgsink.copy.sql.SqlIdentifiers.quote;
 import static java.util.Objects.requireNonNull;
 
 /**

@@ -5,7 +5,7 @@ import io.pgsink.core.change.TableId;
 import java.util.List;
 import java.util.StringJoiner;
 
-import static io.pgsink.copy.SqlIdentifiers.quote;
+import static io.pgsink.copy.sql.SqlIdentifiers.quote;
 import static java.util.Objects.requireNonNull;
 
 /**

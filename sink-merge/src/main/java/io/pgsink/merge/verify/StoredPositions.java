@@ -9,7 +9,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
-import static io.pgsink.copy.SqlIdentifiers.quote;
+import static io.pgsink.copy.sql.SqlIdentifiers.quote;
 
 /**
  * Reads the source positions a sink stored in the target's offsets table ({@code offsets.schema}.

@@ -2,7 +2,7 @@ package io.pgsink.connector.debezium;
 
 /**
  * Turns one non-null Kafka Connect field value, as Debezium writes it, into the Java value pgsink's
- * encoders take (see {@code io.pgsink.copy.ValueEncoders}). Resolved once per column and schema
+ * encoders take (see {@code io.pgsink.copy.encode.text.ValueEncoders}). Resolved once per column and schema
  * version by {@link ValueConverters#forSchema}; the per-record loop only indexes an array of them.
  * Implementations are stateless and thread-safe.
  */

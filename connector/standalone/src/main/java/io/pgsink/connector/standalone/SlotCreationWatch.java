@@ -1,6 +1,6 @@
 package io.pgsink.connector.standalone;
 
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.sql.SqlFailures;
 import org.intellij.lang.annotations.Language;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,6 @@
 package io.pgsink.connector.standalone;
 
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.sql.SqlFailures;
 import io.pgsink.core.change.SourceAttribute;
 import io.pgsink.core.change.SourceColumns;
 import io.pgsink.core.change.TableId;

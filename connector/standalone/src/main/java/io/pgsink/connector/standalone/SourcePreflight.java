@@ -2,7 +2,7 @@ package io.pgsink.connector.standalone;
 
 import io.debezium.connector.postgresql.PostgresConnectorConfig.AutoCreateMode;
 import io.pgsink.connector.standalone.load.SourceCatalog;
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.sql.SqlFailures;
 import io.pgsink.core.change.SourcePosition;
 import io.pgsink.core.change.TableId;
 import io.pgsink.core.config.definition.ConfigProblem;

@@ -1,6 +1,6 @@
 package io.pgsink.connector.standalone;
 
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.sql.SqlFailures;
 import io.pgsink.core.error.ErrorCode;
 import org.jetbrains.annotations.Nullable;
 import org.slf4j.Logger;

@@ -8,7 +8,7 @@ import io.pgsink.connector.debezium.DebeziumRecordMapper;
 import io.pgsink.connector.standalone.load.InitialLoad;
 import io.pgsink.connector.standalone.load.LoadedChanges;
 import io.pgsink.connector.standalone.load.SlotCreationTimedOutException;
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.sql.SqlFailures;
 import io.pgsink.core.buffer.Batch;
 import io.pgsink.core.buffer.BufferedSink;
 import io.pgsink.core.buffer.FlushListener;

@@ -1,7 +1,7 @@
 package io.pgsink.connector.standalone.load;
 
-import io.pgsink.copy.CopyPipe;
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.load.CopyPipe;
+import io.pgsink.copy.sql.SqlFailures;
 import io.pgsink.core.error.SinkException;
 import io.pgsink.merge.LoadProgressStore;
 import io.pgsink.merge.TargetConnector;

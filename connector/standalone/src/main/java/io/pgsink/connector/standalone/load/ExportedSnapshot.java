@@ -1,6 +1,6 @@
 package io.pgsink.connector.standalone.load;
 
-import io.pgsink.copy.SqlIdentifiers;
+import io.pgsink.copy.sql.SqlIdentifiers;
 import org.postgresql.PGConnection;
 import org.postgresql.replication.ReplicationSlotInfo;
 import org.postgresql.replication.fluent.logical.ChainedLogicalCreateSlotBuilder;

@@ -1,6 +1,6 @@
 package io.pgsink.connector.standalone.load;
 
-import io.pgsink.copy.SqlFailures;
+import io.pgsink.copy.sql.SqlFailures;
 import io.pgsink.core.change.TableId;
 import io.pgsink.core.config.SinkConfig;
 import io.pgsink.core.error.ErrorCode;

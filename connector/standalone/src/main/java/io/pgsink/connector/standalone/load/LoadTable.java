@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.StringJoiner;
 
-import static io.pgsink.copy.SqlIdentifiers.quote;
+import static io.pgsink.copy.sql.SqlIdentifiers.quote;
 import static java.util.Objects.requireNonNull;
 
 /**

@@ -11,7 +11,7 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.StringJoiner;
 
-import static io.pgsink.copy.SqlIdentifiers.quote;
+import static io.pgsink.copy.sql.SqlIdentifiers.quote;
 
 /**
  * Creates the publication before the load's replication slot, the way Debezium would create it

@@ -1,6 +1,6 @@
 package io.pgsink.connector.standalone.load;
 
-import io.pgsink.copy.PrimaryKeys;
+import io.pgsink.copy.sql.PrimaryKeys;
 import io.pgsink.core.change.ColumnSchema;
 import io.pgsink.core.change.TableId;
 import io.pgsink.core.change.TableSchema;

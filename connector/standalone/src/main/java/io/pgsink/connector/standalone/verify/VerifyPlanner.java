@@ -23,7 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import static io.pgsink.copy.SqlIdentifiers.quote;
+import static io.pgsink.copy.sql.SqlIdentifiers.quote;
 
 /**
  * Which tables {@code pgsink verify} compares, found the way the service finds them: the captured
