@@ -6,6 +6,8 @@ import io.pgsink.core.ColumnSchema;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
+import io.pgsink.merge.dialect.Dialect;
+import io.pgsink.merge.schema.TargetCatalog;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

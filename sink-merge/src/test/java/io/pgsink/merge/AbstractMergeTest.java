@@ -16,6 +16,8 @@ import io.pgsink.core.SourcePosition;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
 import io.pgsink.core.UnavailableValue;
+import io.pgsink.merge.dialect.Dialect;
+import io.pgsink.merge.session.TargetConnector;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

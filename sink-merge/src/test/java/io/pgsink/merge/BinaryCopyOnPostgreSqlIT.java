@@ -5,6 +5,7 @@ import io.pgsink.core.ChangeEvent;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
+import io.pgsink.merge.session.TargetConnector;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;

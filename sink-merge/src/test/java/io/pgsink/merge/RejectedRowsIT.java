@@ -12,6 +12,7 @@ import io.pgsink.core.SourcePosition;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
 import io.pgsink.core.UnavailableValue;
+import io.pgsink.merge.write.RowRejectedException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

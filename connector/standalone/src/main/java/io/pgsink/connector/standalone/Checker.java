@@ -7,9 +7,9 @@ import io.pgsink.core.ColumnSelection;
 import io.pgsink.core.ConfigProblem;
 import io.pgsink.core.SinkConfig;
 import io.pgsink.core.TableId;
-import io.pgsink.merge.LoadProgressStore;
-import io.pgsink.merge.SourceTableStore;
-import io.pgsink.merge.TargetCheck;
+import io.pgsink.merge.state.LoadProgressStore;
+import io.pgsink.merge.state.SourceTableStore;
+import io.pgsink.merge.session.TargetCheck;
 import org.intellij.lang.annotations.Language;
 
 import java.sql.Connection;

@@ -4,7 +4,7 @@ import io.pgsink.connector.standalone.verify.Verifier;
 import io.pgsink.connector.standalone.verify.VerifyReport;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
-import io.pgsink.merge.TargetConnector;
+import io.pgsink.merge.session.TargetConnector;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 

@@ -3,8 +3,8 @@ package io.pgsink.connector.standalone.load;
 import io.pgsink.copy.CopyPipe;
 import io.pgsink.copy.SqlFailures;
 import io.pgsink.core.SinkException;
-import io.pgsink.merge.LoadProgressStore;
-import io.pgsink.merge.TargetConnector;
+import io.pgsink.merge.state.LoadProgressStore;
+import io.pgsink.merge.session.TargetConnector;
 
 import java.sql.Connection;
 import java.sql.SQLException;

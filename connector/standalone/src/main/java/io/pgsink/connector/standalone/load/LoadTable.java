@@ -5,8 +5,8 @@ import io.pgsink.core.ColumnSchema;
 import io.pgsink.core.ErrorCode;
 import io.pgsink.core.SinkException;
 import io.pgsink.core.TableId;
-import io.pgsink.merge.TargetColumn;
-import io.pgsink.merge.TargetTable;
+import io.pgsink.merge.table.TargetColumn;
+import io.pgsink.merge.table.TargetTable;
 
 import java.util.ArrayList;
 import java.util.List;
