@@ -22,7 +22,7 @@ import static io.pgsink.copy.SqlIdentifiers.quote;
  * {@code CREATE TABLE} the {@code ON COMMIT} clause comes before {@code DISTRIBUTED BY} on all
  * three.
  */
-public final class GreenplumDialect
+final class GreenplumDialect
         implements StagingSql, DeleteSql, OffsetSql, DistributionSql, ServerFeatures
 {
     @Override

@@ -1,7 +1,6 @@
 package io.pgsink.merge.plan;
 
 import io.pgsink.merge.dialect.Dialect;
-import io.pgsink.merge.dialect.GreenplumDialect;
 import io.pgsink.merge.table.StagingColumns;
 import io.pgsink.merge.table.Statements;
 import io.pgsink.merge.table.TargetColumn;
@@ -39,7 +38,7 @@ public final class SoftDeletes
     /**
      * Sets the metadata columns of the target rows of the staged deletes to their staged values.
      * As the deletes it replaces, it probes the primary-key index once per staged key (hash and
-     * merge joins off for the transaction; see {@link GreenplumDialect} for the measurement).
+     * merge joins off for the transaction; see {@code GreenplumDialect} for the measurement).
      */
     static String markStagedDeletes(TargetTable target, List<TargetColumn> metadata, String stagingName)
     {

@@ -55,7 +55,7 @@ public final class SchemaEvolution
      * As {@link #createTable(TableId, TableSchema, Dialect, boolean)}, with the metadata columns
      * after the source's; a history table ({@code history}) gets no primary key (see {@link HistoryTables}).
      */
-    public static List<String> createTable(TableId target, TableSchema source, Dialect dialect, boolean schemaExists,
+    static List<String> createTable(TableId target, TableSchema source, Dialect dialect, boolean schemaExists,
             ChangeMetadata metadata, boolean history)
     {
         List<String> untyped = new ArrayList<>();
@@ -89,7 +89,7 @@ public final class SchemaEvolution
     }
 
     /** Runs the DDL and commits, so that the data transaction that follows starts with the target as planned. */
-    public static void execute(Connection connection, List<String> statements)
+    static void execute(Connection connection, List<String> statements)
             throws SQLException
     {
         try (Statement statement = connection.createStatement()) {
@@ -102,7 +102,7 @@ public final class SchemaEvolution
 
     /** Whether the target table holds rows, asked only when the answer matters. */
     @FunctionalInterface
-    public interface RowsCheck
+    interface RowsCheck
     {
         boolean hasRows()
                 throws SQLException;
@@ -128,7 +128,7 @@ public final class SchemaEvolution
      * source computed row by row ({@code random()}, {@code nextval}, {@code clock_timestamp()})
      * stops the sink when the target holds rows, which would otherwise read NULL.
      */
-    public static List<String> addColumns(TableSchema source, TargetTable target, Map<String, SourceAttribute> catalog,
+    static List<String> addColumns(TableSchema source, TargetTable target, Map<String, SourceAttribute> catalog,
             RowsCheck rows)
             throws SQLException
     {
@@ -244,7 +244,7 @@ public final class SchemaEvolution
      * either side are not compared; nor, without {@code previous}, are types the target column
      * does not hold unsafely (the target was made so).
      */
-    public static List<String> typeChanges(@Nullable TableSchema previous, TableSchema current, TargetTable target,
+    static List<String> typeChanges(@Nullable TableSchema previous, TableSchema current, TargetTable target,
             boolean widen)
     {
         List<String> statements = new ArrayList<>();

@@ -156,7 +156,7 @@ public final class TargetCatalog
         }
     }
 
-    public static boolean schemaExists(Connection connection, String schema)
+    static boolean schemaExists(Connection connection, String schema)
             throws SQLException
     {
         try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM pg_catalog.pg_namespace "
