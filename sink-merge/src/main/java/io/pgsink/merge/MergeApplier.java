@@ -1,5 +1,7 @@
 package io.pgsink.merge;
 
+import io.pgsink.core.change.TableSchema;
+
 import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
 import io.pgsink.copy.load.CopyListener;
 import io.pgsink.copy.sql.SqlFailures;
@@ -16,12 +18,32 @@ import io.pgsink.core.config.ChangeMetadata;
 import io.pgsink.core.config.SinkConfig;
 import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;
-import io.pgsink.merge.FlushPhases.Phase;
-import io.pgsink.merge.RejectedRowIsolator.Ending;
-import io.pgsink.merge.RejectedRowIsolator.TableFailure;
-import io.pgsink.merge.TableWriter.ApplyMethod;
-import io.pgsink.merge.TableWriter.FreshKeyConflict;
-import io.pgsink.merge.TableWriter.FreshKeys;
+import io.pgsink.merge.dialect.Dialect;
+import io.pgsink.merge.plan.TablePlan;
+import io.pgsink.merge.plan.TablePlans;
+import io.pgsink.merge.schema.TargetTables;
+import io.pgsink.merge.session.TargetConnector;
+import io.pgsink.merge.session.TargetSession;
+import io.pgsink.merge.session.TargetTransaction;
+import io.pgsink.merge.session.TargetTransactions;
+import io.pgsink.merge.state.DeadLetterTable;
+import io.pgsink.merge.state.FlushHead;
+import io.pgsink.merge.state.MovedRows;
+import io.pgsink.merge.state.PositionStore;
+import io.pgsink.merge.state.WriterFence;
+import io.pgsink.merge.state.WriterFencedException;
+import io.pgsink.merge.table.TargetTable;
+import io.pgsink.merge.write.FlushPhases.Phase;
+import io.pgsink.merge.write.FlushPhases;
+import io.pgsink.merge.write.MetadataValues;
+import io.pgsink.merge.write.RejectedRowIsolator.Ending;
+import io.pgsink.merge.write.RejectedRowIsolator.TableFailure;
+import io.pgsink.merge.write.RejectedRowIsolator;
+import io.pgsink.merge.write.StagingTables;
+import io.pgsink.merge.write.TableWriter.ApplyMethod;
+import io.pgsink.merge.write.TableWriter.FreshKeyConflict;
+import io.pgsink.merge.write.TableWriter.FreshKeys;
+import io.pgsink.merge.write.TableWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +74,8 @@ import static java.util.Objects.requireNonNull;
  * batch gives the same state, since it deletes every key it writes.
  *
  * <p>This class only orders the steps and decides what a failure means; each step has an owner:
- * the connection pool and its transactions ({@link TargetSession}), the plans per source schema
+ * the connection pool and its transactions ({@link TargetSession}), the target tables made to exist
+ * and match each source schema ({@link TargetTables}), the plans per source schema
  * ({@link TablePlans}), the staging tables per connection ({@link StagingTables}), the rows and
  * statements per table ({@link TableWriter}), and the rows the target refuses
  * ({@link RejectedRowIsolator}).
@@ -77,6 +100,7 @@ public final class MergeApplier
     private final TargetSession session;
     private final TargetTransactions transactions;
     private final StagingTables staging = new StagingTables();
+    private final TargetTables targets;
     private final TablePlans plans;
     private final TableWriter writer;
     private final RejectedRowIsolator isolator;
@@ -115,9 +139,13 @@ public final class MergeApplier
         this.head = new FlushHead(positions, fence);
         this.session = new TargetSession(sinkName, builder.connector, config.targetDialect(), positions::createTable,
                 builder.poolMetrics);
-        this.plans = new TablePlans(config, staging, builder.sourceColumns);
+        this.targets = new TargetTables(config, builder.sourceColumns);
+        this.plans = new TablePlans(config, staging::newName);
         // a table or column gone: the target changed under us, read the catalog again next time
-        this.transactions = new TargetTransactions(session, plans::forget);
+        this.transactions = new TargetTransactions(session, () -> {
+            targets.forget();
+            plans.forget();
+        });
         this.changeMetadata = config.changeMetadata();
         this.metadataValues = new MetadataValues(builder.positionText);
         this.writer = new TableWriter(config, session::readsBinaryCopy, session::bindsSmallBatches,
@@ -283,7 +311,7 @@ public final class MergeApplier
             Connection connection = transaction.connection();
             long start = System.nanoTime();
             prepare(transaction, batch, freshKeys);
-            plans.renameColumns(connection);
+            targets.renameColumns(connection);
             start = phases.add(Phase.PREPARE, start);
             boolean positionsLast = session.dialect().offsets().storesPositionsLast();
             if (!positionsLast) {
@@ -327,7 +355,7 @@ public final class MergeApplier
                 case COMMIT -> {
                     transaction.commit(batch.events());
                     committed = true;
-                    plans.committed();
+                    targets.committed();
                 }
                 case ROLLBACK -> transaction.rollback();
             }
@@ -360,7 +388,7 @@ public final class MergeApplier
         }
         finally {
             if (!committed) {
-                plans.rolledBack();
+                plans.forget(targets.rolledBack());
             }
         }
     }
@@ -382,7 +410,8 @@ public final class MergeApplier
 
     /**
      * Plans the batch's tables and creates the staging tables they need and the connection lacks,
-     * committed before the data transaction starts.
+     * committed before the data transaction starts. A schema version not planned yet first makes
+     * its target table exist and match ({@link TargetTables#ensure}), then is planned for it.
      */
     private void prepare(TargetTransaction transaction, Batch batch, FreshKeys freshKeys)
             throws SQLException
@@ -390,7 +419,13 @@ public final class MergeApplier
         List<TablePlan> staged = new ArrayList<>();
         for (TableBatch table : batch.tables()) {
             if (table.schema().isPresent() && !table.changes().isEmpty()) {
-                TablePlan plan = plans.plan(transaction.connection(), session.dialect(), table.schema().get());
+                TableSchema schema = table.schema().get();
+                TablePlan plan = plans.current(schema);
+                if (plan == null) {
+                    TargetTable target = targets.ensure(transaction.connection(), session.dialect(), schema,
+                            plans.lastPlanned(schema.table()));
+                    plan = plans.plan(session.dialect(), schema, target);
+                }
                 if (TableWriter.stages(plan, table, freshKeys)) {
                     staged.add(plan);
                 }

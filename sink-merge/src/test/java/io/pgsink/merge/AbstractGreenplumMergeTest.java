@@ -6,6 +6,8 @@ import io.pgsink.core.change.ColumnSchema;
 import io.pgsink.core.change.TableId;
 import io.pgsink.core.change.TableSchema;
 import io.pgsink.core.config.SinkConfig;
+import io.pgsink.merge.dialect.Dialect;
+import io.pgsink.merge.schema.TargetCatalog;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -16,6 +16,8 @@ import io.pgsink.core.change.UnavailableValue;
 import io.pgsink.core.config.SinkConfig;
 import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;
+import io.pgsink.merge.dialect.Dialect;
+import io.pgsink.merge.session.TargetConnector;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

@@ -5,6 +5,7 @@ import io.pgsink.core.change.ChangeEvent;
 import io.pgsink.core.change.TableId;
 import io.pgsink.core.change.TableSchema;
 import io.pgsink.core.config.SinkConfig;
+import io.pgsink.merge.session.TargetConnector;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;

@@ -9,6 +9,13 @@ import io.pgsink.core.change.TableSchema;
 import io.pgsink.core.config.SinkConfig;
 import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;
+import io.pgsink.merge.dialect.Dialect;
+import io.pgsink.merge.plan.TablePlan;
+import io.pgsink.merge.schema.TargetCatalog;
+import io.pgsink.merge.session.TargetConnector;
+import io.pgsink.merge.table.Statements;
+import io.pgsink.merge.table.TargetTable;
+import io.pgsink.merge.write.TableWriter;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 

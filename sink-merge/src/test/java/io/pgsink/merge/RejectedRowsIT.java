@@ -12,6 +12,7 @@ import io.pgsink.core.change.UnavailableValue;
 import io.pgsink.core.config.SinkConfig;
 import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;
+import io.pgsink.merge.write.RowRejectedException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -11,6 +11,8 @@ import io.pgsink.core.change.TableSchema;
 import io.pgsink.core.config.SinkConfig;
 import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;
+import io.pgsink.merge.dialect.Dialect;
+import io.pgsink.merge.schema.SchemaEvolution;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,9 @@
 package io.pgsink.merge;
 
+
 /**
  * The delete-insert suite ({@link DeleteInsertOnPostgreSqlIT}) with every batch on the small-batch
- * path ({@link SmallBatchWriter}: one DELETE and one INSERT sent together), where it applies.
+ * path ({@code SmallBatchWriter}: one DELETE and one INSERT sent together), where it applies.
  */
 class SmallBatchDeleteInsertOnPostgreSqlIT
         extends DeleteInsertOnPostgreSqlIT

@@ -1,8 +1,9 @@
 package io.pgsink.merge;
 
+
 /**
  * The PostgreSQL suite ({@link MergeApplierIT}) with every batch on the small-batch path
- * ({@link SmallBatchWriter}: {@code flush.small.batch.max.events} above any batch of the suite),
+ * ({@code SmallBatchWriter}: {@code flush.small.batch.max.events} above any batch of the suite),
  * where it applies.
  */
 class SmallBatchOnPostgreSqlIT

@@ -2,6 +2,7 @@ package io.pgsink.merge;
 
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
 import io.pgsink.copy.testing.TestingSchema;
+import io.pgsink.merge.session.TargetConnector;
 
 import java.sql.Connection;
 import java.sql.SQLException;

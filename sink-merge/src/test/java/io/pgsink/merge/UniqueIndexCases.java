@@ -9,6 +9,7 @@ import io.pgsink.core.change.TableSchema;
 import io.pgsink.core.change.UnavailableValue;
 import io.pgsink.core.config.SinkConfig;
 import io.pgsink.core.error.SinkException;
+import io.pgsink.merge.write.TableWriter;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -123,7 +124,7 @@ interface UniqueIndexCases
         assertThat(rows(table)).containsExactly(List.of("1", "b"), List.of("2", "a"));
     }
 
-    /** 10 rows fit every small batch ({@link SmallBatchWriter}); 300 exceed {@link TableWriter#SMALL_BATCH_CHANGES}. */
+    /** 10 rows fit every small batch ({@code SmallBatchWriter}); 300 exceed {@link TableWriter#SMALL_BATCH_CHANGES}. */
     @ParameterizedTest
     @ValueSource(strings = {"none-10", "all-10", "none-300", "all-300"})
     default void rotationOfUniqueValuesApplies(String toleranceAndRows)

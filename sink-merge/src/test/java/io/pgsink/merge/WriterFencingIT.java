@@ -11,6 +11,7 @@ import io.pgsink.core.change.TableId;
 import io.pgsink.core.change.TableSchema;
 import io.pgsink.core.config.SinkConfig;
 import io.pgsink.core.error.ErrorCode;
+import io.pgsink.merge.state.WriterFencedException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

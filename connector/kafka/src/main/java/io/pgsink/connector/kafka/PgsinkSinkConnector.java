@@ -5,7 +5,7 @@ import io.pgsink.core.config.SinkConfig;
 import io.pgsink.core.config.definition.ConfigProblem;
 import io.pgsink.core.error.SinkException;
 import io.pgsink.merge.MergeApplier;
-import io.pgsink.merge.TargetCheck;
+import io.pgsink.merge.session.TargetCheck;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigValue;

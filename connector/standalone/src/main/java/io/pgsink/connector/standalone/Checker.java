@@ -7,9 +7,9 @@ import io.pgsink.core.change.TableId;
 import io.pgsink.core.config.SinkConfig;
 import io.pgsink.core.config.definition.ConfigProblem;
 import io.pgsink.core.mapping.ColumnSelection;
-import io.pgsink.merge.LoadProgressStore;
-import io.pgsink.merge.SourceTableStore;
-import io.pgsink.merge.TargetCheck;
+import io.pgsink.merge.session.TargetCheck;
+import io.pgsink.merge.state.LoadProgressStore;
+import io.pgsink.merge.state.SourceTableStore;
 import org.intellij.lang.annotations.Language;
 
 import java.sql.Connection;

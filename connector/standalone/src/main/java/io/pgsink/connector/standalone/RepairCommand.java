@@ -1,7 +1,7 @@
 package io.pgsink.connector.standalone;
 
 import io.pgsink.connector.standalone.verify.Repairer;
-import io.pgsink.merge.TargetConnector;
+import io.pgsink.merge.session.TargetConnector;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 

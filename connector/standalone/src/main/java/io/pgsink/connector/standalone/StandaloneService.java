@@ -20,7 +20,7 @@ import io.pgsink.core.error.FailureEpisode;
 import io.pgsink.core.error.SinkException;
 import io.pgsink.core.mapping.ColumnSelectingSink;
 import io.pgsink.merge.MergeApplier;
-import io.pgsink.merge.TargetConnector;
+import io.pgsink.merge.session.TargetConnector;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.jetbrains.annotations.Nullable;
 import org.slf4j.Logger;

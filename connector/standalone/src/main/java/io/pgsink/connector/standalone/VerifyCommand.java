@@ -4,7 +4,8 @@ import io.pgsink.connector.standalone.verify.Verifier;
 import io.pgsink.connector.standalone.verify.VerifyReport;
 import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;
-import io.pgsink.merge.TargetConnector;
+import io.pgsink.merge.session.TargetConnector;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine;
 

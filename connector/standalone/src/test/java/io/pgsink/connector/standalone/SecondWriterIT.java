@@ -1,6 +1,6 @@
 package io.pgsink.connector.standalone;
 
-import io.pgsink.merge.WriterFencedException;
+import io.pgsink.merge.state.WriterFencedException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

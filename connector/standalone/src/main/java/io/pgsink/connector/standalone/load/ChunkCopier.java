@@ -3,8 +3,8 @@ package io.pgsink.connector.standalone.load;
 import io.pgsink.copy.load.CopyPipe;
 import io.pgsink.copy.sql.SqlFailures;
 import io.pgsink.core.error.SinkException;
-import io.pgsink.merge.LoadProgressStore;
-import io.pgsink.merge.TargetConnector;
+import io.pgsink.merge.session.TargetConnector;
+import io.pgsink.merge.state.LoadProgressStore;
 
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -5,8 +5,8 @@ import io.pgsink.core.change.TableId;
 import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;
 import io.pgsink.core.mapping.ColumnProjection;
-import io.pgsink.merge.TargetColumn;
-import io.pgsink.merge.TargetTable;
+import io.pgsink.merge.table.TargetColumn;
+import io.pgsink.merge.table.TargetTable;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.pgsink.connector.standalone.load;
 
 import io.pgsink.core.change.TableId;
-import io.pgsink.merge.LoadProgress;
+import io.pgsink.merge.state.LoadProgress;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;
 

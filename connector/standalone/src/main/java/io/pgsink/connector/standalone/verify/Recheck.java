@@ -2,7 +2,7 @@ package io.pgsink.connector.standalone.verify;
 
 import io.pgsink.connector.standalone.load.LoadSettings;
 import io.pgsink.copy.sql.SqlFailures;
-import io.pgsink.merge.TargetConnector;
+import io.pgsink.merge.session.TargetConnector;
 import io.pgsink.merge.verify.ComparedSide;
 
 import java.sql.Connection;

@@ -3,7 +3,7 @@ package io.pgsink.connector.standalone.verify;
 import io.pgsink.connector.standalone.load.LoadSettings;
 import io.pgsink.copy.sql.SqlFailures;
 import io.pgsink.core.error.SinkException;
-import io.pgsink.merge.TargetConnector;
+import io.pgsink.merge.session.TargetConnector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

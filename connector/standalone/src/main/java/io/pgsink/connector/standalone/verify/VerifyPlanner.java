@@ -10,10 +10,10 @@ import io.pgsink.core.config.SinkConfig;
 import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;
 import io.pgsink.core.mapping.ColumnProjection;
-import io.pgsink.merge.Dialect;
-import io.pgsink.merge.LoadTargets;
-import io.pgsink.merge.TargetColumn;
-import io.pgsink.merge.TargetTable;
+import io.pgsink.merge.dialect.Dialect;
+import io.pgsink.merge.schema.LoadTargets;
+import io.pgsink.merge.table.TargetColumn;
+import io.pgsink.merge.table.TargetTable;
 import io.pgsink.merge.verify.ComparedSide;
 import io.pgsink.merge.verify.RowCopy;
 
