@@ -170,18 +170,92 @@ public final class StandaloneService
     }
 
     /** Runs one engine until it stops; returns why it stopped (null after {@link #close()}). */
-    @SuppressWarnings("try") // the registration is only held open while the engine runs
     private @Nullable Throwable runEngine()
     {
         engineFinishedABatch = false;
         if (state.state() != ServiceState.State.RETRYING) {
             state.set(ServiceState.State.STARTING);
         }
+        try (Closer opened = new Closer()) {
+            return runEngine(opened);
+        }
+    }
+
+    /**
+     * Opens the sink, checks the source, loads (when configured), watches the source tables and
+     * runs the engine; everything opened is registered with {@code opened}, which closes it.
+     */
+    private @Nullable Throwable runEngine(Closer opened)
+    {
         BufferedSink sink;
-        MergeApplier applier = null;
         try {
-            applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes).poolMetrics(metrics.poolMetrics()).positionText(LsnText::of)
-                    .sourceColumns(SourceCatalogColumns.atStart(new SourceDatabase(config.debezium()))).build();
+            sink = opened.register(openSink());
+        }
+        catch (RuntimeException e) {
+            return e;
+        }
+        resumeFrom(sink);
+        boolean slotExists;
+        try {
+            slotExists = preflight.check(committed);
+        }
+        catch (SinkException e) {
+            return e;
+        }
+        slotCreatedByThisService |= !slotExists;
+        // creating the slot (the initial load's, or Debezium's) waits for every open transaction on the source: say which
+        SlotCreationWatch slotWatch = slotExists ? null : opened.register(SlotCreationWatch.start(name,
+                new SourceDatabase(config.debezium()), config.slotCreationLogIntervalMillis()));
+        LoadedChanges loaded = LoadedChanges.NONE;
+        if (config.copyLoad()) {
+            try {
+                loaded = load();
+            }
+            catch (Exception e) {
+                if (slotWatch != null && EngineFailures.causes(e, SlotCreationTimedOutException.class)) {
+                    return slotCreationTimedOut(slotWatch);
+                }
+                // an InterruptedException: close() stopped the load
+                return stopRequested ? null : e;
+            }
+            if (stopRequested) {
+                return null;
+            }
+        }
+        SourceTableWatch tableWatch;
+        try {
+            tableWatch = opened.register(startTableWatch());
+        }
+        catch (SinkException e) {
+            return e;
+        }
+        Optional<SinkException> refused = tableWatch.failure();
+        if (refused.isPresent()) {
+            return refused.get();
+        }
+        SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name,
+                ColumnSelectingSink.wrap(sink, sinkConfig.columnSelection()),
+                new DebeziumRecordMapper(config.unavailablePlaceholder(), DebeziumRecordMapper.KeyChanges.UPDATE_FROM_OLD_KEY),
+                metrics, System::currentTimeMillis, backoff, state, loaded, !committed.isEmpty(), config.flushBoundary(),
+                tableWatch);
+        Throwable error = runEngine(opened, changeConsumer);
+        if (stopRequested) {
+            return null;
+        }
+        if (slotWatch != null && !slotWatch.blockers().isEmpty()
+                && EngineFailures.mentions(error, "waiting for source task to start")) {
+            return slotCreationTimedOut(slotWatch);
+        }
+        return error;
+    }
+
+    /** The sink over a new applier that holds this service's generation; closes the applier if that fails. */
+    private BufferedSink openSink()
+    {
+        MergeApplier applier = MergeApplier.builder(sinkConfig).copyListener(metrics::copiedBytes)
+                .poolMetrics(metrics.poolMetrics()).positionText(LsnText::of)
+                .sourceColumns(SourceCatalogColumns.atStart(new SourceDatabase(config.debezium()))).build();
+        try {
             // claimed once per service: a restarted engine keeps the generation, so that of two
             // services with one sink.name the one started last writes
             if (generation == 0) {
@@ -191,92 +265,70 @@ public final class StandaloneService
                 applier.hold("", generation);
             }
             // reads the positions stored in the target, which may fail (the target restarting)
-            sink = new BufferedSink(name, sinkConfig.flushPolicy(), applier, new CommittedPositions(), System::nanoTime,
+            return new BufferedSink(name, sinkConfig.flushPolicy(), applier, new CommittedPositions(), System::nanoTime,
                     sinkConfig.toleratesRejectedRows());
         }
         catch (RuntimeException e) {
-            if (applier != null) {
-                // its connection pool would otherwise outlive this attempt, trying to connect for ever
+            // its connection pool would otherwise outlive this attempt, trying to connect for ever
+            try {
                 applier.close();
             }
-            return e;
+            catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
         }
+    }
+
+    /** Takes the positions stored in the target as the ones to resume from. */
+    private void resumeFrom(BufferedSink sink)
+    {
         committed.clear();
         committed.putAll(sink.committedPositions());
         if (committed.isEmpty()) {
-            log.info("{} - no positions stored in the target: Debezium starts per snapshot.mode ({})", name, config.debezium().getOrDefault("snapshot.mode", "initial"));
+            log.info("{} - no positions stored in the target: Debezium starts per snapshot.mode ({})", name,
+                    config.debezium().getOrDefault("snapshot.mode", "initial"));
         }
         for (SourcePosition position : committed.values()) {
             log.info("{} - resuming from the position stored in the target: {}", name, position);
         }
-        boolean slotExists;
+    }
+
+    /** Copies the captured tables into the target (or resumes that copy); the changes it loaded. */
+    private LoadedChanges load()
+            throws Exception
+    {
+        InitialLoad initialLoad = new InitialLoad(config.loadSettings(), TargetConnector.fromConfig(sinkConfig), metrics);
         try {
-            slotExists = preflight.check(committed);
+            this.initialLoad.set(initialLoad);
+            state.set(ServiceState.State.LOADING);
+            LoadedChanges loaded = initialLoad.run(!committed.isEmpty());
+            if (committed.isEmpty()) {
+                preflight.checkPublicationAfterLoad();
+            }
+            return loaded;
         }
-        catch (SinkException e) {
-            sink.close();
-            return e;
+        finally {
+            this.initialLoad.set(null);
         }
-        slotCreatedByThisService |= !slotExists;
-        // creating the slot (the initial load's, or Debezium's) waits for every open transaction on the source: say which
-        SlotCreationWatch slotWatch = slotExists ? null : SlotCreationWatch.start(name, new SourceDatabase(config.debezium()), config.slotCreationLogIntervalMillis());
-        LoadedChanges loaded = LoadedChanges.NONE;
-        if (config.copyLoad()) {
-            InitialLoad initialLoad = new InitialLoad(config.loadSettings(), TargetConnector.fromConfig(sinkConfig), metrics);
-            try {
-                this.initialLoad.set(initialLoad);
-                state.set(ServiceState.State.LOADING);
-                loaded = initialLoad.run(!committed.isEmpty());
-                if (committed.isEmpty()) {
-                    preflight.checkPublicationAfterLoad();
-                }
-            }
-            catch (Exception e) {
-                if (slotWatch != null) {
-                    slotWatch.close();
-                }
-                sink.close();
-                if (slotWatch != null && EngineFailures.causes(e, SlotCreationTimedOutException.class)) {
-                    return slotCreationTimedOut(slotWatch);
-                }
-                // an InterruptedException: close() stopped the load
-                return stopRequested ? null : e;
-            }
-            finally {
-                this.initialLoad.set(null);
-            }
-            if (stopRequested) {
-                if (slotWatch != null) {
-                    slotWatch.close();
-                }
-                sink.close();
-                return null;
-            }
-        }
+    }
+
+    private SourceTableWatch startTableWatch()
+    {
+        ReadingStore readings = new TargetReadingStore(sinkConfig, TargetConnector.fromConfig(sinkConfig));
+        return SourceTableWatch.start(name, new SourceTableReader(name, new SourceDatabase(config.debezium())),
+                tableChanges(readings), readings,
+                // after a load the stored reading is the load's (a load from scratch deletes the one before)
+                !committed.isEmpty() || config.copyLoad(),
+                TABLE_WATCH_INTERVAL_MILLIS);
+    }
+
+    /** Runs the Debezium engine into {@code changeConsumer} until it stops; why it stopped. */
+    private @Nullable Throwable runEngine(Closer opened, SinkChangeConsumer changeConsumer)
+    {
         AtomicReference<Throwable> error = new AtomicReference<>();
-        SourceTableWatch tableWatch;
         try {
-            ReadingStore readings = new TargetReadingStore(sinkConfig, TargetConnector.fromConfig(sinkConfig));
-            tableWatch = SourceTableWatch.start(name, new SourceTableReader(name, new SourceDatabase(config.debezium())), tableChanges(readings), readings,
-                    // after a load the stored reading is the load's (a load from scratch deletes the one before)
-                    !committed.isEmpty() || config.copyLoad(),
-                    TABLE_WATCH_INTERVAL_MILLIS);
-            Optional<SinkException> refused = tableWatch.failure();
-            if (refused.isPresent()) {
-                tableWatch.close();
-                throw refused.get();
-            }
-        }
-        catch (SinkException e) {
-            if (slotWatch != null) {
-                slotWatch.close();
-            }
-            sink.close();
-            return e;
-        }
-        SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name, ColumnSelectingSink.wrap(sink, sinkConfig.columnSelection()), new DebeziumRecordMapper(config.unavailablePlaceholder(), DebeziumRecordMapper.KeyChanges.UPDATE_FROM_OLD_KEY), metrics,
-                System::currentTimeMillis, backoff, state, loaded, !committed.isEmpty(), config.flushBoundary(), tableWatch);
-        try (tableWatch; AutoCloseable registration = TargetOffsetBackingStore.register(name, () -> Map.copyOf(committed))) {
+            opened.register(TargetOffsetBackingStore.register(name, () -> Map.copyOf(committed)));
             DebeziumEngine<RecordChangeEvent<SourceRecord>> created = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                     .using(config.debeziumProperties())
                     .notifying(changeConsumer)
@@ -292,7 +344,8 @@ public final class StandaloneService
                         {
                             streamingStarted = true;
                             state.set(ServiceState.State.STREAMING);
-                            log.info("{} - streaming changes from {} into {}", name, config.sourceDescription(), sinkConfig.targetUrl());
+                            log.info("{} - streaming changes from {} into {}", name, config.sourceDescription(),
+                                    sinkConfig.targetUrl());
                         }
                     })
                     .build();
@@ -310,16 +363,6 @@ public final class StandaloneService
             engine.set(null);
             consumer.set(null);
             engineFinishedABatch = changeConsumer.finishedABatch();
-            sink.close();
-            if (slotWatch != null) {
-                slotWatch.close();
-            }
-        }
-        if (stopRequested) {
-            return null;
-        }
-        if (slotWatch != null && !slotWatch.blockers().isEmpty() && EngineFailures.mentions(error.get(), "waiting for source task to start")) {
-            return slotCreationTimedOut(slotWatch);
         }
         return error.get();
     }
