@@ -125,6 +125,8 @@ public final class SinkChangeConsumer
     private final List<RecordChangeEvent<SourceRecord>> unmarked = new ArrayList<>();
     /** Flushes of this consumer that returned: each waited for every batch handed off before it. */
     private long flushes;
+    /** What the batch being handled has seen so far; one instance, reset per batch (no allocation per event). */
+    private final BatchProgress progress = new BatchProgress();
 
     @Nullable
     private Map<String, ?> lastPartition;
@@ -164,7 +166,8 @@ public final class SinkChangeConsumer
     }
 
     @Override
-    public void handleBatch(List<RecordChangeEvent<SourceRecord>> records, DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
+    public void handleBatch(List<RecordChangeEvent<SourceRecord>> records,
+            DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
             throws InterruptedException
     {
         Optional<SinkException> tableFailure = tables.failure();
@@ -173,86 +176,123 @@ public final class SinkChangeConsumer
             throw tableFailure.get();
         }
         long flushesBefore = flushes;
-        long newestSourceTime = 0;
-        SourcePosition last = null;
-        boolean snapshot = false;
+        progress.reset();
         int lastEnd = boundary == FlushBoundary.TRANSACTION ? lastTransactionEnd(records) : -1;
-        // where the transaction that is still open at the end of the batch began, if it began in it
-        int openSince = -1;
         for (int i = 0; i < records.size(); i++) {
             SourceRecord sourceRecord = records.get(i).record();
-            Optional<TransactionMarker> marker = boundary == FlushBoundary.TRANSACTION ? TransactionMarker.of(sourceRecord) : Optional.empty();
+            Optional<TransactionMarker> marker = boundary == FlushBoundary.TRANSACTION
+                    ? TransactionMarker.of(sourceRecord) : Optional.empty();
             if (marker.isPresent()) {
-                if (marker.get().status() == TransactionMarker.Status.BEGIN) {
-                    if (i > lastEnd) {
-                        // this transaction does not end in this batch: the whole ones before it need not wait for it
-                        flush();
-                        openSince = i;
-                    }
-                    sink.beginTransaction(marker.get().id());
-                }
-                else {
-                    last = position(sourceRecord);
-                    sink.advance(last);
-                    // an END without its BEGIN: resumed after the BEGIN (Debezium does not repeat it); nothing to close
-                    if (sink.inTransaction()) {
-                        sink.endTransaction();
-                    }
-                }
-                continue;
+                applyMarker(marker.get(), sourceRecord, i > lastEnd ? i : -1);
             }
-            if (KeyChangeHeaders.isDeleteHalf(sourceRecord) || sourceRecord.value() == null) {
-                // the create half that follows a key change's delete carries the old key and is
-                // applied as one update (the mapper's UPDATE_FROM_OLD_KEY); the delete, and a tombstone
-                // after it, share its position, which is stored only with it, so that a restart
-                // between the two replays both
-                continue;
+            else {
+                applyChange(sourceRecord);
             }
-            SourcePosition position = position(sourceRecord);
-            if (loaded.covers(sourceRecord)) {
-                // the initial load copied this table at a snapshot that shows this change already
-                sink.advance(position);
-                last = position;
-                continue;
-            }
-            Optional<ChangeEvent> event = mapper.map(sourceRecord, position);
-            if (event.isPresent()) {
-                checkFirstChange(event.get().table());
-                if (log.isTraceEnabled()) {
-                    log.trace("{} - processing {}", name, sourceRecord);
-                }
-                if (startsTableSnapshot(event.get(), sourceRecord)) {
-                    // a snapshot says what the whole table is: rows an interrupted earlier snapshot
-                    // copied, and that were deleted since, must not survive it
-                    log.info("{} - snapshot of {} starts: emptying its target table in the transaction that loads the first rows", name, event.get().table());
-                    sink.flush();
-                    sink.accept(ChangeEvent.truncate(event.get().table(), position, event.get().sourceTimeMillis()));
-                }
-                sink.accept(event.get());
-                snapshot = event.get().operation() == Operation.READ;
-                newestSourceTime = Math.max(newestSourceTime, event.get().sourceTimeMillis());
-            }
-            else if (storesPosition(sourceRecord)) {
-                sink.advance(position);
-            }
-            last = position;
         }
-        metrics.eventsIn(records.size());
+        int processed = finishBatch(records.size());
+        markProcessed(records, processed, flushesBefore, committer);
+        committer.markBatchFinished();
+        batchFinished = true;
+    }
+
+    /**
+     * A transaction's BEGIN or END; {@code openAt} is the BEGIN's index in the batch when its
+     * transaction does not end in the batch, else -1.
+     */
+    private void applyMarker(TransactionMarker marker, SourceRecord sourceRecord, int openAt)
+            throws InterruptedException
+    {
+        if (marker.status() == TransactionMarker.Status.BEGIN) {
+            if (openAt >= 0) {
+                // this transaction does not end in this batch: the whole ones before it need not wait for it
+                flush();
+                progress.openSince = openAt;
+            }
+            sink.beginTransaction(marker.id());
+            return;
+        }
+        progress.last = position(sourceRecord);
+        sink.advance(progress.last);
+        // an END without its BEGIN: resumed after the BEGIN (Debezium does not repeat it); nothing to close
+        if (sink.inTransaction()) {
+            sink.endTransaction();
+        }
+    }
+
+    /** A data change (or a record that only moves the position on) into the sink. */
+    private void applyChange(SourceRecord sourceRecord)
+            throws InterruptedException
+    {
+        if (KeyChangeHeaders.isDeleteHalf(sourceRecord) || sourceRecord.value() == null) {
+            // the create half that follows a key change's delete carries the old key and is
+            // applied as one update (the mapper's UPDATE_FROM_OLD_KEY); the delete, and a tombstone
+            // after it, share its position, which is stored only with it, so that a restart
+            // between the two replays both
+            return;
+        }
+        SourcePosition position = position(sourceRecord);
+        progress.last = position;
+        if (loaded.covers(sourceRecord)) {
+            // the initial load copied this table at a snapshot that shows this change already
+            sink.advance(position);
+            return;
+        }
+        Optional<ChangeEvent> mapped = mapper.map(sourceRecord, position);
+        if (mapped.isEmpty()) {
+            if (storesPosition(sourceRecord)) {
+                sink.advance(position);
+            }
+            return;
+        }
+        ChangeEvent event = mapped.get();
+        checkFirstChange(event.table());
+        if (log.isTraceEnabled()) {
+            log.trace("{} - processing {}", name, sourceRecord);
+        }
+        if (startsTableSnapshot(event, sourceRecord)) {
+            // a snapshot says what the whole table is: rows an interrupted earlier snapshot
+            // copied, and that were deleted since, must not survive it
+            log.info("{} - snapshot of {} starts: emptying its target table in the transaction that loads the first rows",
+                    name, event.table());
+            sink.flush();
+            sink.accept(ChangeEvent.truncate(event.table(), position, event.sourceTimeMillis()));
+        }
+        sink.accept(event);
+        progress.snapshot = event.operation() == Operation.READ;
+        progress.newestSourceTime = Math.max(progress.newestSourceTime, event.sourceTimeMillis());
+    }
+
+    /**
+     * Flushes the batch unless a transaction is still open at its end, and reports it; how many
+     * records from the batch's start are applied (or handed off to apply).
+     */
+    private int finishBatch(int size)
+            throws InterruptedException
+    {
+        metrics.eventsIn(size);
         metrics.bufferBytes(sink.bufferedBytes());
-        int processed = records.size();
+        int processed = size;
         if (sink.inTransaction()) {
             // the open transaction stays buffered until its END, in a later batch; what came before it is applied
-            processed = Math.max(0, openSince);
+            processed = Math.max(0, progress.openSince);
         }
         else {
             flush();
         }
-        state.set(snapshot ? ServiceState.State.SNAPSHOT : ServiceState.State.STREAMING);
+        state.set(progress.snapshot ? ServiceState.State.SNAPSHOT : ServiceState.State.STREAMING);
         metrics.bufferBytes(sink.bufferedBytes());
-        metrics.lagMillis(newestSourceTime == 0 ? 0 : clock.getAsLong() - newestSourceTime);
-        if (last != null) {
-            lastPosition = last.offset();
+        metrics.lagMillis(progress.newestSourceTime == 0 ? 0 : clock.getAsLong() - progress.newestSourceTime);
+        if (progress.last != null) {
+            lastPosition = progress.last.offset();
         }
+        return processed;
+    }
+
+    /** Lets the engine commit the offsets of the records whose changes committed in the target. */
+    private void markProcessed(List<RecordChangeEvent<SourceRecord>> records, int processed, long flushesBefore,
+            DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
+            throws InterruptedException
+    {
         // only records whose batch and offset committed in the target may let the slot move on
         if (flushes != flushesBefore || !sink.applying()) {
             // a flush of this batch waited for every batch before it
@@ -270,8 +310,6 @@ public final class SinkChangeConsumer
                 committer.markProcessed(records.get(i));
             }
         }
-        committer.markBatchFinished();
-        batchFinished = true;
     }
 
     /** Whether a batch went through: applied in the target, or held for the transaction it belongs to. */
@@ -399,5 +437,26 @@ public final class SinkChangeConsumer
     public String lastPosition()
     {
         return lastPosition;
+    }
+
+    /** The running state of one {@link #handleBatch} call. Owned by the engine's thread. */
+    private static final class BatchProgress
+    {
+        /** The position of the last record applied or skipped, null before the first. */
+        private @Nullable SourcePosition last;
+        /** Whether the last change applied was a snapshot read. */
+        private boolean snapshot;
+        /** The newest source time of an applied change, 0 before the first. */
+        private long newestSourceTime;
+        /** Where the transaction still open at the end of the batch began, if it began in it, else -1. */
+        private int openSince;
+
+        void reset()
+        {
+            last = null;
+            snapshot = false;
+            newestSourceTime = 0;
+            openSince = -1;
+        }
     }
 }
