@@ -27,7 +27,8 @@ import java.util.Properties;
 @Command(name = "pgsink",
         mixinStandardHelpOptions = true,
         versionProvider = PgsinkCommand.Version.class,
-        description = "Change-data-capture sink: streams PostgreSQL changes (Debezium, pgoutput) into PostgreSQL or Greenplum at COPY speed.",
+        description = "Change-data-capture sink: streams PostgreSQL changes (Debezium, pgoutput) into PostgreSQL or "
+                + "Greenplum at COPY speed.",
         subcommands = {RunCommand.class, CheckCommand.class, ResetCommand.class, VerifyCommand.class,
                 RepairCommand.class, QuickstartCommand.class, CommandLine.HelpCommand.class})
 public final class PgsinkCommand
@@ -80,7 +81,8 @@ public final class PgsinkCommand
     @Override
     public void run()
     {
-        throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: run, check, verify, repair, reset or quickstart");
+        throw new CommandLine.ParameterException(spec.commandLine(),
+                "Missing command: run, check, verify, repair, reset or quickstart");
     }
 
     /** The project version: the jar manifest's, else the one the build wrote into version.properties. */

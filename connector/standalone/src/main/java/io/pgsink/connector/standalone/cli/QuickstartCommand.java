@@ -16,10 +16,12 @@ import java.util.concurrent.Callable;
 final class QuickstartCommand
         implements Callable<Integer>
 {
-    @Option(names = "--duration", defaultValue = "20", paramLabel = "SECONDS", description = "How long the workload runs (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--duration", defaultValue = "20", paramLabel = "SECONDS",
+            description = "How long the workload runs (default: ${DEFAULT-VALUE}).")
     private int durationSeconds;
 
-    @Option(names = "--rate", defaultValue = "100", paramLabel = "TPS", description = "Source transactions per second (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--rate", defaultValue = "100", paramLabel = "TPS",
+            description = "Source transactions per second (default: ${DEFAULT-VALUE}).")
     private int transactionsPerSecond;
 
     @Option(names = "--embedded", description = "Use a throwaway PostgreSQL even when one answers on localhost:5432.")
@@ -38,7 +40,8 @@ final class QuickstartCommand
         if (durationSeconds < 1 || transactionsPerSecond < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--duration and --rate must be at least 1");
         }
-        Quickstart quickstart = new Quickstart(new Quickstart.Options(durationSeconds, transactionsPerSecond, embedded, keep), spec.commandLine().getOut());
+        Quickstart quickstart = new Quickstart(new Quickstart.Options(durationSeconds, transactionsPerSecond, embedded,
+                keep), spec.commandLine().getOut());
         return quickstart.run() ? PgsinkCommand.EXIT_OK : PgsinkCommand.EXIT_FAILED;
     }
 }

@@ -39,7 +39,8 @@ import java.util.concurrent.Callable;
 final class ResetCommand
         implements Callable<Integer>
 {
-    @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE", description = "The same properties file as for run.")
+    @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE",
+            description = "The same properties file as for run.")
     private Path config;
 
     @CommandLine.Spec
@@ -56,23 +57,29 @@ final class ResetCommand
         try (Connection connection = source.connect()) {
             Integer activePid = activePid(connection, slot);
             if (activePid != null) {
-                throw new SinkException(ErrorCode.TRANSIENT, "The replication slot " + slot + " is in use by process " + activePid + " on " + source.jdbcUrl()
+                throw new SinkException(ErrorCode.TRANSIENT,
+                        "The replication slot " + slot + " is in use by process " + activePid + " on "
+                        + source.jdbcUrl()
                         + ": stop the pgsink service streaming with it, then run pgsink reset again");
             }
             dropped = dropSlot(connection, slot);
         }
         catch (SQLException e) {
-            throw new SinkException(ErrorCode.TRANSIENT, "Cannot reach the source " + source.jdbcUrl() + " as " + source.user() + ": " + SqlFailures.describe(e), SqlFailures.sanitized(e));
+            throw new SinkException(ErrorCode.TRANSIENT,
+                    "Cannot reach the source " + source.jdbcUrl() + " as " + source.user() + ": "
+                    + SqlFailures.describe(e), SqlFailures.sanitized(e));
         }
         int forgotten;
         try (MergeApplier applier = MergeApplier.builder(parsed.sink()).build()) {
             forgotten = applier.forgetPositions();
         }
         // the next run starts afresh: what it finds in the source catalog is its baseline
-        try (TargetReadingStore readings = new TargetReadingStore(parsed.sink(), TargetConnector.fromConfig(parsed.sink()))) {
+        try (TargetReadingStore readings = new TargetReadingStore(parsed.sink(),
+                TargetConnector.fromConfig(parsed.sink()))) {
             readings.forget();
         }
-        out.println("pgsink reset: " + (dropped ? "dropped replication slot " + slot : "replication slot " + slot + " did not exist")
+        out.println("pgsink reset: " + (dropped ? "dropped replication slot " + slot : "replication slot " + slot
+                + " did not exist")
                 + "; forgot " + forgotten + " stored position(s) of sink " + parsed.sink().sinkName()
                 + ". The next pgsink run snapshots every captured table and streams from there.");
         out.flush();
@@ -82,7 +89,9 @@ final class ResetCommand
     private static Integer activePid(Connection connection, String slot)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT active_pid FROM pg_catalog.pg_replication_slots WHERE slot_name = ? AND active")) {
+        try (PreparedStatement statement =
+                connection.prepareStatement("SELECT active_pid FROM pg_catalog.pg_replication_slots WHERE slot_name = "
+                + "? AND active")) {
             statement.setString(1, slot);
             try (ResultSet rows = statement.executeQuery()) {
                 return rows.next() ? rows.getInt(1) : null;
@@ -94,7 +103,8 @@ final class ResetCommand
             throws SQLException
     {
         try (PreparedStatement statement = connection.prepareStatement(
-                "SELECT pg_drop_replication_slot(slot_name) FROM pg_catalog.pg_replication_slots WHERE slot_name = ? AND database = current_database()")) {
+                "SELECT pg_drop_replication_slot(slot_name) FROM pg_catalog.pg_replication_slots WHERE slot_name = ? "
+                        + "AND database = current_database()")) {
             statement.setString(1, slot);
             try (ResultSet rows = statement.executeQuery()) {
                 return rows.next();

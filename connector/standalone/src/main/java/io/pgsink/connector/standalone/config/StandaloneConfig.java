@@ -79,43 +79,66 @@ public final class StandaloneConfig
     static final String TASK_MANAGEMENT_TIMEOUT_MS = "internal.task.management.timeout.ms";
 
     static final ConfigKey<Long> HTTP_PORT_KEY = ConfigKey.optional(HTTP_PORT, ConfigType.LONG, 9464L,
-            "Port of the HTTP endpoint serving /metrics (Prometheus text format) and /health; 0 picks a free port, -1 disables it.").withValidator(ConfigValidator.between(-1, 65535));
+            "Port of the HTTP endpoint serving /metrics (Prometheus text format) and /health; 0 picks a free port, -1 "
+                    + "disables it.").withValidator(ConfigValidator.between(-1, 65535));
     static final ConfigKey<String> HTTP_HOST_KEY = ConfigKey.optional(HTTP_HOST, ConfigType.STRING, "127.0.0.1",
             "Address the HTTP endpoint listens on: the loopback interface by default; 0.0.0.0 for every interface "
                     + "(the Docker image sets it), with http.tls.* and http.auth.* where others can reach it.")
             .withValidator(ConfigValidator.notBlank());
-    static final ConfigKey<Long> PROGRESS_INTERVAL_MS_KEY = ConfigKey.optional(PROGRESS_INTERVAL_MS, ConfigType.LONG, 30_000L,
-            "How often progress (events in, rows applied, lag, position) is logged while changes flow; 0 disables it.").withValidator(ConfigValidator.atLeast(0));
+    static final ConfigKey<Long> PROGRESS_INTERVAL_MS_KEY = ConfigKey.optional(PROGRESS_INTERVAL_MS, ConfigType.LONG,
+            30_000L,
+            "How often progress (events in, rows applied, lag, position) is logged while changes flow; 0 disables "
+                    + "it.").withValidator(ConfigValidator.atLeast(0));
 
-    static final ConfigKey<Long> SLOT_CREATION_TIMEOUT_MS_KEY = ConfigKey.optional(SLOT_CREATION_TIMEOUT_MS, ConfigType.LONG, 600_000L,
-            "How long starting may wait for the replication slot to be created (PostgreSQL waits for every open transaction on the source to end); then the service stops, naming the transactions it waited for. Sets the Debezium engine's internal.task.management.timeout.ms unless source.internal.task.management.timeout.ms is given.")
+    static final ConfigKey<Long> SLOT_CREATION_TIMEOUT_MS_KEY = ConfigKey.optional(SLOT_CREATION_TIMEOUT_MS,
+            ConfigType.LONG, 600_000L,
+            "How long starting may wait for the replication slot to be created (PostgreSQL waits for every open "
+                    + "transaction on the source to end); then the service stops, naming the transactions it waited "
+                    + "for. Sets the Debezium engine's internal.task.management.timeout.ms unless "
+                    + "source.internal.task.management.timeout.ms is given.")
             .withValidator(ConfigValidator.atLeast(1000));
-    static final ConfigKey<Long> SLOT_CREATION_LOG_INTERVAL_MS_KEY = ConfigKey.optional(SLOT_CREATION_LOG_INTERVAL_MS, ConfigType.LONG, 10_000L,
-            "While the replication slot is being created, how often the open source transactions it waits for (pid, xid, age) are logged.").withValidator(ConfigValidator.atLeast(100));
+    static final ConfigKey<Long> SLOT_CREATION_LOG_INTERVAL_MS_KEY = ConfigKey.optional(SLOT_CREATION_LOG_INTERVAL_MS,
+            ConfigType.LONG, 10_000L,
+            "While the replication slot is being created, how often the open source transactions it waits for (pid, "
+                    + "xid, age) are logged.").withValidator(ConfigValidator.atLeast(100));
 
-    static final ConfigKey<Long> INITIAL_LOAD_PARALLELISM = ConfigKey.optional("initial.load.parallelism", ConfigType.LONG, 0L,
-            "How many chunks the initial load copies at once (one source and one target connection each); tables and chunks of large tables are loaded in parallel. "
-                    + "0: as many as the JVM has processors, at least 2 and at most 4 (each chunk keeps a client thread and two server processes busy: "
+    static final ConfigKey<Long> INITIAL_LOAD_PARALLELISM = ConfigKey.optional("initial.load.parallelism",
+            ConfigType.LONG, 0L,
+            "How many chunks the initial load copies at once (one source and one target connection each); tables and "
+                    + "chunks of large tables are loaded in parallel. "
+                    + "0: as many as the JVM has processors, at least 2 and at most 4 (each chunk keeps a client "
+                            + "thread and two server processes busy: "
                     + "on 2 cores, 2 at once copied 5% to 20% faster than 4).")
             .withValidator(ConfigValidator.between(0, 64));
-    static final ConfigKey<Long> INITIAL_LOAD_CHUNK_BYTES = ConfigKey.optional("initial.load.chunk.bytes", ConfigType.LONG, 64L * 1024 * 1024,
-            "The initial load splits a source table into chunks of this many bytes of heap (ctid ranges, PostgreSQL 14+ sources), each copied and committed on its own.")
+    static final ConfigKey<Long> INITIAL_LOAD_CHUNK_BYTES = ConfigKey.optional("initial.load.chunk.bytes",
+            ConfigType.LONG, 64L * 1024 * 1024,
+            "The initial load splits a source table into chunks of this many bytes of heap (ctid ranges, PostgreSQL "
+                    + "14+ sources), each copied and committed on its own.")
             .withValidator(ConfigValidator.atLeast(1024 * 1024));
-    static final ConfigKey<LoadFormat> INITIAL_LOAD_COPY_FORMAT = ConfigKey.optional("initial.load.copy.format", ConfigType.choice(LoadFormat.class), LoadFormat.AUTO,
-            "The COPY format of the initial load. binary: for tables whose columns all have built-in types, identical on both sides (others go as text). auto: binary as that, where source "
+    static final ConfigKey<LoadFormat> INITIAL_LOAD_COPY_FORMAT = ConfigKey.optional("initial.load.copy.format",
+            ConfigType.choice(LoadFormat.class), LoadFormat.AUTO,
+            "The COPY format of the initial load. binary: for tables whose columns all have built-in types, identical "
+                    + "on both sides (others go as text). auto: binary as that, where source "
                     + "and target are PostgreSQL of the same major version, else text. text: always text.");
-    static final ConfigKey<Long> INITIAL_LOAD_PROGRESS_INTERVAL_MS = ConfigKey.optional("initial.load.progress.interval.ms", ConfigType.LONG, 10_000L,
-            "How often the initial load logs each loading table's rows, bytes, rate and estimated time left; 0 disables it.").withValidator(ConfigValidator.atLeast(0));
+    static final ConfigKey<Long> INITIAL_LOAD_PROGRESS_INTERVAL_MS =
+            ConfigKey.optional("initial.load.progress.interval.ms", ConfigType.LONG, 10_000L,
+            "How often the initial load logs each loading table's rows, bytes, rate and estimated time left; 0 "
+                    + "disables it.").withValidator(ConfigValidator.atLeast(0));
 
     public static final String FLUSH_BOUNDARY = "flush.boundary";
-    static final ConfigKey<FlushBoundary> FLUSH_BOUNDARY_KEY = ConfigKey.optional(FLUSH_BOUNDARY, ConfigType.choice(FlushBoundary.class), FlushBoundary.BATCH,
-            "Where a flush may end. transaction: only between source transactions, so every committed target state equals a committed source state (across tables); a transaction is applied whole "
-                    + "whatever flush.max.events says, and one that alone takes buffer.max.bytes stops the service until buffer.max.bytes is raised. batch: at engine batch ends and when the buffer "
+    static final ConfigKey<FlushBoundary> FLUSH_BOUNDARY_KEY = ConfigKey.optional(FLUSH_BOUNDARY,
+            ConfigType.choice(FlushBoundary.class), FlushBoundary.BATCH,
+            "Where a flush may end. transaction: only between source transactions, so every committed target state "
+                    + "equals a committed source state (across tables); a transaction is applied whole "
+                    + "whatever flush.max.events says, and one that alone takes buffer.max.bytes stops the service "
+                            + "until buffer.max.bytes is raised. batch: at engine batch ends and when the buffer "
                     + "is full, which may show a source transaction partly applied until the next flush.");
 
     /** The service's own keys; the sink's are {@link SinkConfig#KEYS}. */
-    public static final List<ConfigKey<?>> KEYS = List.of(FLUSH_BOUNDARY_KEY, HTTP_PORT_KEY, HTTP_HOST_KEY, PROGRESS_INTERVAL_MS_KEY, SLOT_CREATION_TIMEOUT_MS_KEY, SLOT_CREATION_LOG_INTERVAL_MS_KEY,
-            INITIAL_LOAD_PARALLELISM, INITIAL_LOAD_CHUNK_BYTES, INITIAL_LOAD_COPY_FORMAT, INITIAL_LOAD_PROGRESS_INTERVAL_MS,
+    public static final List<ConfigKey<?>> KEYS = List.of(FLUSH_BOUNDARY_KEY, HTTP_PORT_KEY, HTTP_HOST_KEY,
+            PROGRESS_INTERVAL_MS_KEY, SLOT_CREATION_TIMEOUT_MS_KEY, SLOT_CREATION_LOG_INTERVAL_MS_KEY,
+            INITIAL_LOAD_PARALLELISM, INITIAL_LOAD_CHUNK_BYTES, INITIAL_LOAD_COPY_FORMAT,
+                    INITIAL_LOAD_PROGRESS_INTERVAL_MS,
             HttpSecurity.TLS_CERTIFICATE_FILE_KEY, HttpSecurity.TLS_KEY_FILE_KEY, HttpSecurity.AUTH_USERNAME_KEY,
             HttpSecurity.AUTH_PASSWORD_KEY, HttpSecurity.AUTH_BEARER_TOKEN_KEY);
 
@@ -126,7 +149,10 @@ public final class StandaloneConfig
      */
     public static final List<String> ENVIRONMENT_NAMESPACES = namespaces();
 
-    /** {@code source.snapshot.mode} values: {@code initial} (the default) is pgsink's COPY load; the others are Debezium's. */
+    /**
+     * {@code source.snapshot.mode} values: {@code initial} (the default) is pgsink's COPY load; the others are
+     * Debezium's.
+     */
     static final String SNAPSHOT_MODE = "snapshot.mode";
     static final String INITIAL = "initial";
     static final String PROVIDE_TRANSACTION_METADATA = "provide.transaction.metadata";
@@ -137,7 +163,8 @@ public final class StandaloneConfig
     private final ConfigValues own;
     private final boolean copyLoad;
 
-    private StandaloneConfig(SinkConfig sink, Map<String, String> debezium, CapturedTables capturedTables, ConfigValues own, boolean copyLoad)
+    private StandaloneConfig(SinkConfig sink, Map<String, String> debezium, CapturedTables capturedTables,
+            ConfigValues own, boolean copyLoad)
     {
         this.copyLoad = copyLoad;
         this.sink = requireNonNull(sink, "sink is null");
@@ -166,7 +193,8 @@ public final class StandaloneConfig
             properties.load(reader);
         }
         catch (IOException e) {
-            throw new SinkException(ErrorCode.CONFIG, "Cannot read configuration file " + file.toAbsolutePath() + ": " + e, e);
+            throw new SinkException(ErrorCode.CONFIG,
+                    "Cannot read configuration file " + file.toAbsolutePath() + ": " + e, e);
         }
         Map<String, String> values = new TreeMap<>();
         for (String name : properties.stringPropertyNames()) {
@@ -254,7 +282,8 @@ public final class StandaloneConfig
     public static StandaloneConfig parse(Map<String, String> properties)
     {
         List<ConfigProblem> problems = new ArrayList<>();
-        return ConfigProblem.valueOrThrow(validate(properties, problems), problems, "Invalid pgsink configuration", message -> new SinkException(ErrorCode.CONFIG, message));
+        return ConfigProblem.valueOrThrow(validate(properties, problems), problems, "Invalid pgsink configuration",
+                message -> new SinkException(ErrorCode.CONFIG, message));
     }
 
     /** Every problem of {@code properties}, each once; empty when {@link #parse} would succeed. */
@@ -297,7 +326,8 @@ public final class StandaloneConfig
         found.addAll(own.problems());
         HttpSecurity.of(own, found);
 
-        String sinkName = sink.map(SinkConfig::sinkName).orElse(sinkProperties.getOrDefault(SinkConfig.SINK_NAME, SinkKeys.SINK_NAME.defaultValue().orElseThrow()));
+        String sinkName = sink.map(SinkConfig::sinkName).orElse(sinkProperties.getOrDefault(SinkConfig.SINK_NAME,
+                SinkKeys.SINK_NAME.defaultValue().orElseThrow()));
         Map<String, String> debezium = DebeziumProperties.of(source, sinkName, sink, found);
         boolean copyLoad = INITIAL.equalsIgnoreCase(source.getOrDefault(SNAPSHOT_MODE, INITIAL));
         if (copyLoad) {
@@ -315,21 +345,26 @@ public final class StandaloneConfig
         if (!found.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new StandaloneConfig(sink.orElseThrow(), debezium, capturedTables.orElseThrow(), own, copyLoad));
+        return Optional.of(new StandaloneConfig(sink.orElseThrow(), debezium, capturedTables.orElseThrow(), own,
+                copyLoad));
     }
 
     /** Transaction-aligned flushes find the transactions' ends in Debezium's BEGIN and END records. */
-    private static void requireTransactionMetadata(Map<String, String> source, Map<String, String> debezium, List<ConfigProblem> problems)
+    private static void requireTransactionMetadata(Map<String, String> source, Map<String, String> debezium,
+            List<ConfigProblem> problems)
     {
         String given = source.get(PROVIDE_TRANSACTION_METADATA);
         if (given != null && !given.equalsIgnoreCase("true")) {
             problems.add(ConfigProblem.invalid(SOURCE_PREFIX + PROVIDE_TRANSACTION_METADATA, given, false,
-                    FLUSH_BOUNDARY + "=transaction needs Debezium's transaction records to know where transactions end; remove it or set " + FLUSH_BOUNDARY + "=batch"));
+                    FLUSH_BOUNDARY + "=transaction needs Debezium's transaction records to know where transactions "
+                            + "end; remove it or set " + FLUSH_BOUNDARY + "=batch"));
         }
         debezium.put(PROVIDE_TRANSACTION_METADATA, "true");
     }
 
-    /** A name usable as a replication slot, publication and topic prefix: lower case letters, digits and underscores. */
+    /**
+     * A name usable as a replication slot, publication and topic prefix: lower case letters, digits and underscores.
+     */
     public static String identifier(String name)
     {
         StringBuilder identifier = new StringBuilder();
@@ -361,7 +396,10 @@ public final class StandaloneConfig
         return properties;
     }
 
-    /** How long starting may wait for the replication slot; the engine's {@value #TASK_MANAGEMENT_TIMEOUT_MS} when given. */
+    /**
+     * How long starting may wait for the replication slot; the engine's {@value #TASK_MANAGEMENT_TIMEOUT_MS} when
+     * given.
+     */
     public long slotCreationTimeoutMillis()
     {
         String engine = debezium.get(TASK_MANAGEMENT_TIMEOUT_MS);
@@ -409,7 +447,10 @@ public final class StandaloneConfig
         return own.get(PROGRESS_INTERVAL_MS_KEY);
     }
 
-    /** Whether pgsink copies the existing rows itself before streaming ({@code source.snapshot.mode=initial}, the default). */
+    /**
+     * Whether pgsink copies the existing rows itself before streaming ({@code source.snapshot.mode=initial}, the
+     * default).
+     */
     public boolean copyLoad()
     {
         return copyLoad;
@@ -439,9 +480,11 @@ public final class StandaloneConfig
                 return Boolean.parseBoolean(debezium.getOrDefault("publish.via.partition.root", "false"));
             }
         };
-        return new LoadSettings(sink, source::connect, source.slotName(), source.publicationName(), source.publicationMode().getValue(), filter,
+        return new LoadSettings(sink, source::connect, source.slotName(), source.publicationName(),
+                source.publicationMode().getValue(), filter,
                 sink.tableNameFormat()::targetOf,
-                initialLoadParallelism(own.get(INITIAL_LOAD_PARALLELISM), Runtime.getRuntime().availableProcessors()), own.get(INITIAL_LOAD_CHUNK_BYTES), own.get(INITIAL_LOAD_COPY_FORMAT),
+                initialLoadParallelism(own.get(INITIAL_LOAD_PARALLELISM), Runtime.getRuntime().availableProcessors()),
+                        own.get(INITIAL_LOAD_CHUNK_BYTES), own.get(INITIAL_LOAD_COPY_FORMAT),
                 own.get(INITIAL_LOAD_PROGRESS_INTERVAL_MS), slotCreationTimeoutMillis(), source.failoverSlot());
     }
 
@@ -453,13 +496,15 @@ public final class StandaloneConfig
 
     public UnavailablePlaceholder unavailablePlaceholder()
     {
-        return new UnavailablePlaceholder(debezium.getOrDefault("unavailable.value.placeholder", UnavailablePlaceholder.DEFAULT));
+        return new UnavailablePlaceholder(debezium.getOrDefault("unavailable.value.placeholder",
+                UnavailablePlaceholder.DEFAULT));
     }
 
     /** Source database name, for messages. */
     public String sourceDescription()
     {
-        return debezium.getOrDefault("database.hostname", "?") + ":" + debezium.getOrDefault("database.port", "5432") + "/" + debezium.getOrDefault("database.dbname", "?");
+        return debezium.getOrDefault("database.hostname", "?") + ":" + debezium.getOrDefault("database.port",
+                "5432") + "/" + debezium.getOrDefault("database.dbname", "?");
     }
 
     /** The effective configuration, secrets masked and strings quoted, for logging once at start. */

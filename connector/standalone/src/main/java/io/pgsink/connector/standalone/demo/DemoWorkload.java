@@ -45,10 +45,12 @@ public final class DemoWorkload
 
     /** Row count and an md5 of every row's text in key order: equal checksums, equal tables. */
     @Language("SQL")
-    static final String CHECKSUM = "SELECT count(*), coalesce(md5(string_agg(t::text, '|' ORDER BY t.id)), '-') FROM public.orders t";
+    static final String CHECKSUM =
+            "SELECT count(*), coalesce(md5(string_agg(t::text, '|' ORDER BY t.id)), '-') FROM public.orders t";
 
     private static final String[] STATUSES = {"new", "paid", "packed", "shipped", "delivered", "returned"};
-    private static final String[] CUSTOMERS = {"Ada", "Grace", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Leslie", "Niklaus", "Margaret"};
+    private static final String[] CUSTOMERS = {"Ada", "Grace", "Edsger", "Barbara", "Donald", "Frances", "Ken",
+            "Leslie", "Niklaus", "Margaret"};
 
     private final Connection connection;
     private final Random random;
@@ -63,7 +65,8 @@ public final class DemoWorkload
         this.connection = connection;
         this.random = new Random(seed);
         connection.setAutoCommit(false);
-        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery("SELECT id FROM public.orders ORDER BY id")) {
+        try (Statement statement = connection.createStatement(); ResultSet rows =
+                statement.executeQuery("SELECT id FROM public.orders ORDER BY id")) {
             while (rows.next()) {
                 ids.add(rows.getLong(1));
             }
@@ -125,12 +128,14 @@ public final class DemoWorkload
     {
         long id = nextId++;
         try (PreparedStatement statement = connection.prepareStatement(
-                "INSERT INTO public.orders (id, customer, status, amount, items, note, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+                "INSERT INTO public.orders (id, customer, status, amount, items, note, updated_at) VALUES (?, ?, ?, "
+                        + "?, ?, ?, ?)")) {
             statement.setLong(1, id);
             statement.setString(2, CUSTOMERS[random.nextInt(CUSTOMERS.length)]);
             statement.setString(3, STATUSES[0]);
             statement.setBigDecimal(4, BigDecimal.valueOf(random.nextInt(10_000_000), 2));
-            statement.setArray(5, connection.createArrayOf("int4", new Object[] {random.nextInt(100), random.nextInt(100), null}));
+            statement.setArray(5, connection.createArrayOf("int4", new Object[] {random.nextInt(100),
+                    random.nextInt(100), null}));
             statement.setString(6, random.nextInt(4) == 0 ? null : "order " + id + ", \"gift\", line\nbreak");
             statement.setTimestamp(7, new Timestamp(System.currentTimeMillis()));
             statement.executeUpdate();
@@ -142,7 +147,9 @@ public final class DemoWorkload
     private void updateStatus()
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("UPDATE public.orders SET status = ?, amount = amount + 1, updated_at = ? WHERE id = ?")) {
+        try (PreparedStatement statement =
+                connection.prepareStatement("UPDATE public.orders SET status = ?, amount = amount + 1, updated_at = ? "
+                + "WHERE id = ?")) {
             statement.setString(1, STATUSES[random.nextInt(STATUSES.length)]);
             statement.setTimestamp(2, new Timestamp(System.currentTimeMillis()));
             statement.setLong(3, pick());
@@ -171,7 +178,8 @@ public final class DemoWorkload
         long id = ids.get(index);
         long newId = nextId++;
         removeAt(index);
-        try (PreparedStatement statement = connection.prepareStatement("UPDATE public.orders SET id = ?, status = 'rekeyed' WHERE id = ?")) {
+        try (PreparedStatement statement =
+                connection.prepareStatement("UPDATE public.orders SET id = ?, status = 'rekeyed' WHERE id = ?")) {
             statement.setLong(1, newId);
             statement.setLong(2, id);
             statement.executeUpdate();
@@ -189,7 +197,8 @@ public final class DemoWorkload
         for (int i = 0; i < 6000; i++) {
             note.append((char) ('a' + random.nextInt(26)));
         }
-        try (PreparedStatement statement = connection.prepareStatement("UPDATE public.orders SET note = ? WHERE id = ?")) {
+        try (PreparedStatement statement =
+                connection.prepareStatement("UPDATE public.orders SET note = ? WHERE id = ?")) {
             statement.setString(1, note.toString());
             statement.setLong(2, pick());
             statement.executeUpdate();

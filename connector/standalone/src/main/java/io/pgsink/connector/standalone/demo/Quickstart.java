@@ -79,17 +79,22 @@ public final class Quickstart
         String password = System.getenv("PGPASSWORD");
         Server local = new Server("localhost", 5432, user, password);
         try (Connection connection = local.connect("postgres"); Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT current_setting('wal_level'), current_setting('server_version'), r.rolsuper FROM pg_roles r WHERE r.rolname = current_user")) {
+                ResultSet rows = statement.executeQuery("SELECT current_setting('wal_level'), "
+                        + "current_setting('server_version'), r.rolsuper FROM pg_roles r WHERE r.rolname = "
+                        + "current_user")) {
             rows.next();
             if (!rows.getString(1).equals("logical")) {
-                say("the PostgreSQL on localhost:5432 has wal_level=" + rows.getString(1) + " (logical decoding needs logical); using a throwaway one instead");
+                say("the PostgreSQL on localhost:5432 has wal_level=" + rows.getString(1)
+                        + " (logical decoding needs logical); using a throwaway one instead");
                 return null;
             }
             if (!rows.getBoolean(3)) {
-                say("user " + user + " on localhost:5432 is not a superuser (the demo creates databases and a replication slot); using a throwaway PostgreSQL instead");
+                say("user " + user + " on localhost:5432 is not a superuser (the demo creates databases and a "
+                        + "replication slot); using a throwaway PostgreSQL instead");
                 return null;
             }
-            say("using the PostgreSQL " + rows.getString(2) + " on localhost:5432 (user " + user + ", wal_level=logical)");
+            say("using the PostgreSQL " + rows.getString(2) + " on localhost:5432 (user " + user
+                    + ", wal_level=logical)");
             return local;
         }
         catch (SQLException e) {
@@ -101,7 +106,8 @@ public final class Quickstart
     private boolean demo(Server server)
             throws Exception
     {
-        String suffix = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36).substring(0, 6).toLowerCase(Locale.ROOT);
+        String suffix = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36).substring(0,
+                6).toLowerCase(Locale.ROOT);
         String sourceDatabase = "pgsink_demo_source_" + suffix;
         String targetDatabase = "pgsink_demo_target_" + suffix;
         String sinkName = "pgsink_demo_" + suffix;
@@ -109,7 +115,8 @@ public final class Quickstart
             statement.execute("CREATE DATABASE " + sourceDatabase);
             statement.execute("CREATE DATABASE " + targetDatabase);
         }
-        say("created databases " + sourceDatabase + " (source) and " + targetDatabase + " (target), each with table public.orders");
+        say("created databases " + sourceDatabase + " (source) and " + targetDatabase
+                + " (target), each with table public.orders");
         try {
             return stream(server, sourceDatabase, targetDatabase, sinkName);
         }
@@ -122,7 +129,8 @@ public final class Quickstart
             throws Exception
     {
         try (Connection source = server.connect(sourceDatabase); Connection target = server.connect(targetDatabase);
-                Statement sourceStatement = source.createStatement(); Statement targetStatement = target.createStatement()) {
+                Statement sourceStatement = source.createStatement(); Statement targetStatement =
+                        target.createStatement()) {
             sourceStatement.execute(DemoWorkload.CREATE_TABLE);
             sourceStatement.execute(DemoWorkload.SOURCE_REPLICA_IDENTITY);
             targetStatement.execute(DemoWorkload.CREATE_TABLE);
@@ -132,9 +140,11 @@ public final class Quickstart
         try {
             workload = new DemoWorkload(workloadConnection, 42);
             workload.seed(1000);
-            say("seeded the source with 1000 orders (pgsink copies them with its initial load, COPY to COPY at the replication slot's snapshot)");
+            say("seeded the source with 1000 orders (pgsink copies them with its initial load, COPY to COPY at the "
+                    + "replication slot's snapshot)");
 
-            StandaloneConfig config = StandaloneConfig.parse(configuration(server, sourceDatabase, targetDatabase, sinkName));
+            StandaloneConfig config = StandaloneConfig.parse(configuration(server, sourceDatabase, targetDatabase,
+                    sinkName));
             StandaloneService service = new StandaloneService(config);
             AtomicReference<Throwable> failure = new AtomicReference<>();
             Thread runner = new Thread(() -> {
@@ -152,12 +162,18 @@ public final class Quickstart
                 while (service.state() != ServiceState.State.STREAMING && failure.get() == null && runner.isAlive()) {
                     Thread.sleep(20);
                 }
-                say(String.format(Locale.ROOT, "initial load: %,d rows copied in %.1f s (COPY to COPY, at the slot's snapshot); streaming from there",
+                say(String.format(Locale.ROOT,
+                        "initial load: %,d rows copied in %.1f s (COPY to COPY, at the slot's snapshot); streaming "
+                        + "from there",
                         service.metrics().initialLoadRowsTotal(), (System.nanoTime() - loadStart) / 1e9));
-                say("pgsink is streaming; metrics at http://127.0.0.1:" + service.httpPort() + "/metrics, health at /health");
-                say("running a live workload on the source for " + options.durationSeconds() + " s (" + options.transactionsPerSecond() + " transactions/s: inserts, updates, deletes, key changes, large TOASTed values)");
+                say("pgsink is streaming; metrics at http://127.0.0.1:" + service.httpPort()
+                        + "/metrics, health at /health");
+                say("running a live workload on the source for " + options.durationSeconds() + " s ("
+                        + options.transactionsPerSecond()
+                        + " transactions/s: inserts, updates, deletes, key changes, large TOASTed values)");
                 runWorkload(workload, service, failure);
-                say("workload done: " + workload.changes() + " changes in " + workload.transactions() + " transactions; waiting for the target to catch up...");
+                say("workload done: " + workload.changes() + " changes in " + workload.transactions()
+                        + " transactions; waiting for the target to catch up...");
                 return compare(server, sourceDatabase, targetDatabase, service, failure);
             }
             finally {
@@ -170,7 +186,8 @@ public final class Quickstart
         }
     }
 
-    private Map<String, String> configuration(Server server, String sourceDatabase, String targetDatabase, String sinkName)
+    private Map<String, String> configuration(Server server, String sourceDatabase, String targetDatabase,
+            String sinkName)
     {
         Map<String, String> properties = new HashMap<>();
         properties.put("source.database.hostname", server.host());
@@ -184,7 +201,8 @@ public final class Quickstart
         properties.put("source.table.include.list", "public.orders");
         properties.put("source.publication.autocreate.mode", "filtered");
         properties.put(SinkConfig.SINK_NAME, sinkName);
-        properties.put(SinkConfig.TARGET_URL, "jdbc:postgresql://" + server.host() + ":" + server.port() + "/" + targetDatabase);
+        properties.put(SinkConfig.TARGET_URL,
+                "jdbc:postgresql://" + server.host() + ":" + server.port() + "/" + targetDatabase);
         properties.put(SinkConfig.TARGET_USER, server.user());
         properties.put(SinkConfig.FLUSH_INTERVAL_MS, "200");
         properties.put(StandaloneConfig.HTTP_PORT, "0");
@@ -219,11 +237,15 @@ public final class Quickstart
     private void report(long seconds, DemoWorkload workload, StandaloneService service)
     {
         SinkMetrics metrics = service.metrics();
-        say(String.format(Locale.ROOT, "%4d s | source: %,d changes in %,d transactions | pgsink: %,d events in, %,d rows applied in %,d flushes, lag %.1f s",
-                seconds, workload.changes(), workload.transactions(), metrics.eventsInTotal(), metrics.rowsAppliedTotal(), metrics.flushCount(), metrics.lagSeconds()));
+        say(String.format(Locale.ROOT,
+                "%4d s | source: %,d changes in %,d transactions | pgsink: %,d events in, %,d rows applied in %,d "
+                + "flushes, lag %.1f s",
+                seconds, workload.changes(), workload.transactions(), metrics.eventsInTotal(),
+                        metrics.rowsAppliedTotal(), metrics.flushCount(), metrics.lagSeconds()));
     }
 
-    private boolean compare(Server server, String sourceDatabase, String targetDatabase, StandaloneService service, AtomicReference<Throwable> failure)
+    private boolean compare(Server server, String sourceDatabase, String targetDatabase, StandaloneService service,
+            AtomicReference<Throwable> failure)
             throws SQLException, InterruptedException
     {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
@@ -237,8 +259,11 @@ public final class Quickstart
                 targetChecksum = DemoWorkload.checksum(target);
                 if (targetChecksum.equals(sourceChecksum)) {
                     SinkMetrics metrics = service.metrics();
-                    say(String.format(Locale.ROOT, "pgsink applied %,d events as %,d merged rows in %,d flushes (mean %.0f ms), %,d bytes copied",
-                            metrics.eventsInTotal(), metrics.rowsAppliedTotal(), metrics.flushCount(), metrics.flushMeanMillis(), metrics.copyBytesTotal()));
+                    say(String.format(Locale.ROOT,
+                            "pgsink applied %,d events as %,d merged rows in %,d flushes (mean %.0f ms), %,d bytes "
+                            + "copied",
+                            metrics.eventsInTotal(), metrics.rowsAppliedTotal(), metrics.flushCount(),
+                                    metrics.flushMeanMillis(), metrics.copyBytesTotal()));
                     out.println("PASS: target equals source (" + sourceChecksum + ")");
                     out.flush();
                     return true;
@@ -247,7 +272,8 @@ public final class Quickstart
             }
         }
         Throwable error = failure.get();
-        out.println("FAIL: target differs from source (source " + sourceChecksum + ", target " + targetChecksum + ")" + (error == null ? "" : ": pgsink stopped: " + error.getMessage()));
+        out.println("FAIL: target differs from source (source " + sourceChecksum + ", target " + targetChecksum + ")"
+                + (error == null ? "" : ": pgsink stopped: " + error.getMessage()));
         out.flush();
         return false;
     }
@@ -270,7 +296,8 @@ public final class Quickstart
             }
         }
         catch (SQLException e) {
-            say("could not drop replication slot " + slot + ": " + e.getMessage() + " (drop it with SELECT pg_drop_replication_slot('" + slot + "'))");
+            say("could not drop replication slot " + slot + ": " + e.getMessage()
+                    + " (drop it with SELECT pg_drop_replication_slot('" + slot + "'))");
         }
         if (options.keep()) {
             say("kept databases " + sourceDatabase + " and " + targetDatabase + " (--keep)");
@@ -291,7 +318,8 @@ public final class Quickstart
     {
         for (int attempt = 0; attempt < 100; attempt++) {
             try (PreparedStatement statement = connection.prepareStatement(
-                    "SELECT active_pid, pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = ? AND active_pid IS NOT NULL")) {
+                    "SELECT active_pid, pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = "
+                            + "? AND active_pid IS NOT NULL")) {
                 statement.setString(1, slot);
                 try (ResultSet rows = statement.executeQuery()) {
                     if (!rows.next()) {
@@ -307,7 +335,9 @@ public final class Quickstart
                 break;
             }
         }
-        try (PreparedStatement statement = connection.prepareStatement("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ?")) {
+        try (PreparedStatement statement =
+                connection.prepareStatement("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                + "WHERE slot_name = ?")) {
             statement.setString(1, slot);
             statement.execute();
         }

@@ -37,7 +37,8 @@ public final class DebeziumProperties
     public static final Map<String, String> DEFAULTS;
 
     /** Debezium settings the service owns: offsets live in the target, written with the data. */
-    public static final Set<String> OWNED = Set.of("offset.storage", "offset.flush.interval.ms", "offset.commit.policy", "name");
+    public static final Set<String> OWNED = Set.of("offset.storage", "offset.flush.interval.ms", "offset.commit.policy",
+            "name");
 
     private static final String DATABASE_NAME = "database.dbname";
     /**
@@ -49,10 +50,14 @@ public final class DebeziumProperties
             "topic.prefix", "the source's logical server (Debezium's topic prefix, part of every stored position)",
             DATABASE_NAME, "the source database");
 
-    /** {@code source.*} keys Debezium (or the JDBC driver, or transformations) read that its field list does not name. */
+    /**
+     * {@code source.*} keys Debezium (or the JDBC driver, or transformations) read that its field list does not name.
+     */
     private static final List<String> PASS_THROUGH_PREFIXES = List.of(
-            "database.", "driver.", "transforms", "predicates", "converters", "pgsinktext.", "signal.", "notification.", "snapshot.", "heartbeat.", "errors.",
-            "internal.", "key.converter", "value.converter", "header.converter", "post.processors", "topic.", "custom.metric.tags", "schema.history.internal");
+            "database.", "driver.", "transforms", "predicates", "converters", "pgsinktext.", "signal.", "notification.",
+                    "snapshot.", "heartbeat.", "errors.",
+            "internal.", "key.converter", "value.converter", "header.converter", "post.processors", "topic.",
+                    "custom.metric.tags", "schema.history.internal");
 
     static {
         Map<String, String> defaults = new LinkedHashMap<>();
@@ -60,7 +65,8 @@ public final class DebeziumProperties
         defaults.put("plugin.name", "pgoutput");
         // numeric as text: exact digits and scale, NaN and Infinity included (precise mode turns NaN into null)
         defaults.put("decimal.handling.mode", "string");
-        // interval as ISO-8601 text (P1Y2M3DT4H5M6.78S), which PostgreSQL reads back exactly; numeric mode folds months into 30.44 days
+        // interval as ISO-8601 text (P1Y2M3DT4H5M6.78S), which PostgreSQL reads back exactly; numeric mode folds months
+        // into 30.44 days
         defaults.put("interval.handling.mode", "string");
         // hstore as a map, written back as hstore text; json mode would hand an hstore column JSON it cannot parse
         defaults.put("hstore.handling.mode", "map");
@@ -83,17 +89,22 @@ public final class DebeziumProperties
         // bit strings and the array types Debezium cannot represent, as their PostgreSQL text
         defaults.put("converters", PostgresTextConverter.NAME);
         defaults.put(PostgresTextConverter.NAME + ".type", PostgresTextConverter.class.getName());
-    DEFAULTS = defaults;
+        DEFAULTS = defaults;
     }
 
-    /** The Debezium engine and connector properties: pgsink's defaults, the file's {@code source.*} keys, the keys pgsink owns. */
-    public static Map<String, String> of(Map<String, String> source, String sinkName, Optional<SinkConfig> sink, List<ConfigProblem> problems)
+    /**
+     * The Debezium engine and connector properties: pgsink's defaults, the file's {@code source.*} keys, the keys
+     * pgsink owns.
+     */
+    public static Map<String, String> of(Map<String, String> source, String sinkName, Optional<SinkConfig> sink,
+            List<ConfigProblem> problems)
     {
         Map<String, String> debezium = new TreeMap<>();
         for (String owned : OWNED) {
             if (source.containsKey(owned)) {
                 problems.add(ConfigProblem.invalid(StandaloneConfig.SOURCE_PREFIX + owned, source.get(owned), false,
-                        "pgsink owns it (offsets are stored in the target's offsets table, in the transaction that applies the data, and the engine is named after sink.name); remove it"));
+                        "pgsink owns it (offsets are stored in the target's offsets table, in the transaction that "
+                                + "applies the data, and the engine is named after sink.name); remove it"));
             }
         }
         NAMES.forEach((key, what) -> {
@@ -145,7 +156,8 @@ public final class DebeziumProperties
      * knows. A key that has a problem in {@code found} already (a regular-expression list,
      * {@link CapturedTables}; an empty name) is not reported again in Debezium's words.
      */
-    public static List<ConfigProblem> problems(Map<String, String> source, Map<String, String> debezium, List<ConfigProblem> found)
+    public static List<ConfigProblem> problems(Map<String, String> source, Map<String, String> debezium,
+            List<ConfigProblem> found)
     {
         List<ConfigProblem> problems = new ArrayList<>();
         Set<String> reported = new HashSet<>();
@@ -173,11 +185,13 @@ public final class DebeziumProperties
             boolean passThrough = PASS_THROUGH_PREFIXES.stream().anyMatch(key::startsWith)
                     || converterNames.stream().anyMatch(name -> !name.isBlank() && key.startsWith(name.trim() + "."));
             if (!known.contains(key) && !passThrough && !OWNED.contains(key)) {
-                problems.add(ConfigProblem.unknown(StandaloneConfig.SOURCE_PREFIX + key, "not a setting of the Debezium PostgreSQL connector or engine"));
+                problems.add(ConfigProblem.unknown(StandaloneConfig.SOURCE_PREFIX + key,
+                        "not a setting of the Debezium PostgreSQL connector or engine"));
             }
         }
         if (!debezium.get("connector.class").equals(PostgresConnector.class.getName())) {
-            problems.add(ConfigProblem.invalid(StandaloneConfig.SOURCE_PREFIX + "connector.class", debezium.get("connector.class"), false, "the standalone service reads PostgreSQL; use "
+            problems.add(ConfigProblem.invalid(StandaloneConfig.SOURCE_PREFIX + "connector.class",
+                    debezium.get("connector.class"), false, "the standalone service reads PostgreSQL; use "
                     + PostgresConnector.class.getName()));
         }
         return problems;
@@ -196,7 +210,8 @@ public final class DebeziumProperties
         for (Map.Entry<String, String> entry : debezium.entrySet()) {
             Field field = PostgresConnectorConfig.ALL_FIELDS.fieldWithName(entry.getKey());
             boolean secret = isSecret(entry.getKey()) || (field != null && field.type() == ConfigDef.Type.PASSWORD);
-            described.put(prefix + entry.getKey(), secret ? ConfigProblem.MASKED : ConfigProblem.quoted(entry.getValue()));
+            described.put(prefix + entry.getKey(),
+                    secret ? ConfigProblem.MASKED : ConfigProblem.quoted(entry.getValue()));
         }
         return described;
     }

@@ -45,7 +45,8 @@ public final class PostgresTextConverter
     public static final String NAME = "pgsinktext";
     public static final String PLACEHOLDER_PROPERTY = "unavailable.value.placeholder";
 
-    static final Set<String> TYPES = Set.of("bit", "varbit", "box", "circle", "line", "lseg", "path", "polygon", "pg_lsn", "tsquery", "txid_snapshot", "pg_snapshot");
+    static final Set<String> TYPES = Set.of("bit", "varbit", "box", "circle", "line", "lseg", "path", "polygon",
+            "pg_lsn", "tsquery", "txid_snapshot", "pg_snapshot");
 
     /**
      * The instants Debezium parses {@code infinity} and {@code -infinity} into

@@ -121,7 +121,10 @@ public final class SinkChangeConsumer
     private final Set<TableId> changedTables = new HashSet<>();
     @Nullable
     private TableId lastTable;
-    /** Records of batches handed off by a pipelined flush and not yet seen to commit, in engine order: marked processed once they have. */
+    /**
+     * Records of batches handed off by a pipelined flush and not yet seen to commit, in engine order: marked processed
+     * once they have.
+     */
     private final List<RecordChangeEvent<SourceRecord>> unmarked = new ArrayList<>();
     /** Flushes of this consumer that returned: each waited for every batch handed off before it. */
     private long flushes;
@@ -133,7 +136,8 @@ public final class SinkChangeConsumer
     @Nullable
     private String lastPartitionJson;
 
-    SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff, ServiceState state)
+    SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock,
+            Backoff backoff, ServiceState state)
     {
         this(name, sink, mapper, metrics, clock, backoff, state, LoadedChanges.NONE, true, FlushBoundary.BATCH);
     }
@@ -142,14 +146,20 @@ public final class SinkChangeConsumer
      * With {@code loaded}: the changes the initial load copied already, which are skipped; and
      * whether the engine resumes from a stored position ({@code positionStored}), see {@link #handleBatch}.
      */
-    SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff, ServiceState state, LoadedChanges loaded,
+    SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock,
+            Backoff backoff, ServiceState state, LoadedChanges loaded,
             boolean positionStored, FlushBoundary boundary)
     {
-        this(name, sink, mapper, metrics, clock, backoff, state, loaded, positionStored, boundary, SourceTableCheck.NONE);
+        this(name, sink, mapper, metrics, clock, backoff, state, loaded, positionStored, boundary,
+                SourceTableCheck.NONE);
     }
 
-    /** With {@code tables}: what the source's catalog says of the captured tables, which changes do not (see {@link #handleBatch}). */
-    public SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock, Backoff backoff, ServiceState state, LoadedChanges loaded,
+    /**
+     * With {@code tables}: what the source's catalog says of the captured tables, which changes do not (see {@link
+     * #handleBatch}).
+     */
+    public SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics,
+            LongSupplier clock, Backoff backoff, ServiceState state, LoadedChanges loaded,
             boolean positionStored, FlushBoundary boundary, SourceTableCheck tables)
     {
         this.tables = requireNonNull(tables, "tables is null");
@@ -252,7 +262,8 @@ public final class SinkChangeConsumer
         if (startsTableSnapshot(event, sourceRecord)) {
             // a snapshot says what the whole table is: rows an interrupted earlier snapshot
             // copied, and that were deleted since, must not survive it
-            log.info("{} - snapshot of {} starts: emptying its target table in the transaction that loads the first rows",
+            log.info("{} - snapshot of {} starts: emptying its target table in the transaction that loads the first "
+                    + "rows",
                     name, event.table());
             sink.flush();
             sink.accept(ChangeEvent.truncate(event.table(), position, event.sourceTimeMillis()));
@@ -390,7 +401,8 @@ public final class SinkChangeConsumer
         }
         if (record.value() instanceof Struct envelope && envelope.schema().field("source") != null) {
             Struct source = envelope.getStruct("source");
-            if (source != null && source.schema().field("snapshot") != null && "incremental".equals(source.getString("snapshot"))) {
+            if (source != null && source.schema().field("snapshot") != null
+                    && "incremental".equals(source.getString("snapshot"))) {
                 return false;
             }
         }

@@ -76,7 +76,8 @@ public final class TargetOffsetBackingStore
             }
             SourcePosition position = positions(engineKey.engineName()).get(engineKey.partition());
             if (position != null) {
-                log.debug("{} - read position of partition {}: {}", engineKey.engineName(), engineKey.partition(), position.offset());
+                log.debug("{} - read position of partition {}: {}", engineKey.engineName(), engineKey.partition(),
+                        position.offset());
                 result.put(key, ByteBuffer.wrap(position.offset().getBytes(StandardCharsets.UTF_8)));
             }
         }
@@ -107,7 +108,8 @@ public final class TargetOffsetBackingStore
     {
         Supplier<Map<String, SourcePosition>> supplier = REGISTRY.get(engineName);
         if (supplier == null) {
-            throw new IllegalStateException("No pgsink sink named '" + engineName + "' is registered: " + TargetOffsetBackingStore.class.getName()
+            throw new IllegalStateException("No pgsink sink named '" + engineName + "' is registered: "
+                    + TargetOffsetBackingStore.class.getName()
                     + " serves only engines started by the pgsink service");
         }
         return supplier.get();

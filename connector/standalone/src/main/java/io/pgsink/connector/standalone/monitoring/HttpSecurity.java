@@ -65,7 +65,8 @@ public record HttpSecurity(Optional<SSLContext> tls, Optional<String> basicCrede
             "The basic auth password of " + AUTH_USERNAME + "; masked in logs. PGSINK_HTTP_AUTH_PASSWORD keeps it "
                     + "out of the file.")
             .asSecret();
-    public static final ConfigKey<String> AUTH_BEARER_TOKEN_KEY = ConfigKey.optional(AUTH_BEARER_TOKEN, ConfigType.STRING, "",
+    public static final ConfigKey<String> AUTH_BEARER_TOKEN_KEY = ConfigKey.optional(AUTH_BEARER_TOKEN,
+            ConfigType.STRING, "",
             "/metrics answers 401 unless the request presents this token (Authorization: Bearer <token>), or the basic "
                     + "auth credentials when also given; masked in logs.")
             .asSecret();

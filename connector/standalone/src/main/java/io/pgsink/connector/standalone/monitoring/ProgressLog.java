@@ -32,9 +32,12 @@ public final class ProgressLog
         long now = System.nanoTime();
         if (events != lastEvents) {
             double seconds = Math.max(1e-3, (now - lastNanos) / 1e9);
-            log.info("{} - {} events in ({}/s), {} rows applied ({}/s), {} flushes (mean {} ms), {} bytes copied, lag {} s, at {}",
-                    metrics.sinkName(), events, Math.round((events - lastEvents) / seconds), rows, Math.round((rows - lastRows) / seconds),
-                    metrics.flushCount(), Math.round(metrics.flushMeanMillis()), metrics.copyBytesTotal(), String.format("%.1f", metrics.lagSeconds()), position.get());
+            log.info("{} - {} events in ({}/s), {} rows applied ({}/s), {} flushes (mean {} ms), {} bytes copied, lag "
+                    + "{} s, at {}",
+                    metrics.sinkName(), events, Math.round((events - lastEvents) / seconds), rows,
+                            Math.round((rows - lastRows) / seconds),
+                    metrics.flushCount(), Math.round(metrics.flushMeanMillis()), metrics.copyBytesTotal(),
+                            String.format("%.1f", metrics.lagSeconds()), position.get());
         }
         lastEvents = events;
         lastRows = rows;

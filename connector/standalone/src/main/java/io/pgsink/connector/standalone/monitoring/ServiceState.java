@@ -105,12 +105,14 @@ public final class ServiceState
     /** Stopped by {@code failure}. */
     public void failed(Throwable failure)
     {
-        status = new Status(State.FAILED, errorClass(failure), String.valueOf(failure.getMessage()), status.attempt(), clock.get());
+        status = new Status(State.FAILED, errorClass(failure), String.valueOf(failure.getMessage()), status.attempt(),
+                clock.get());
     }
 
     private static String errorClass(Throwable failure)
     {
-        return failure instanceof SinkException sinkException ? sinkException.errorCode().name() : failure.getClass().getSimpleName();
+        return failure instanceof SinkException sinkException ? sinkException.errorCode().name()
+                : failure.getClass().getSimpleName();
     }
 
     /** The {@code /health} answer: 200 while {@linkplain State#healthy() healthy}, else 503. */

@@ -25,16 +25,20 @@ import java.util.stream.Collectors;
  * The service's Micrometer meters, exposed in Prometheus format at {@code /metrics}:
  * <ul>
  * <li>{@code pgsink_events_in_total}: records received from the source (changes and position-only records);</li>
- * <li>{@code pgsink_rows_applied_total{table, operation}}: merged rows written ({@code upsert}) or deleted ({@code delete}) per source table;</li>
+ * <li>{@code pgsink_rows_applied_total{table, operation}}: merged rows written ({@code upsert}) or deleted ({@code
+ * delete}) per source table;</li>
  * <li>{@code pgsink_truncates_total{table}};</li>
  * <li>{@code pgsink_flush_seconds}: flush latency histogram (one target transaction each);</li>
  * <li>{@code pgsink_flush_failures_total};</li>
  * <li>{@code pgsink_copy_bytes_total}: CSV bytes sent with COPY;</li>
  * <li>{@code pgsink_buffer_bytes}: estimated heap of the rows buffered for the next flush;</li>
- * <li>{@code pgsink_source_lag_seconds}: at the last flush, how long after its source commit the newest change was applied;</li>
+ * <li>{@code pgsink_source_lag_seconds}: at the last flush, how long after its source commit the newest change was
+ * applied;</li>
  * <li>{@code pgsink_state{state}}: 1 for the service's current {@link ServiceState.State}, 0 for the others;</li>
- * <li>{@code pgsink_initial_load_rows_total{table}} and {@code pgsink_initial_load_bytes_total{table}}: rows and COPY bytes the initial load committed per source table;</li>
- * <li>{@code hikaricp_*{pool="pgsink-<sink>"}}: the target connection pool (connections active, idle and pending, acquire, usage and creation times, timeouts).</li>
+ * <li>{@code pgsink_initial_load_rows_total{table}} and {@code pgsink_initial_load_bytes_total{table}}: rows and COPY
+ * bytes the initial load committed per source table;</li>
+ * <li>{@code hikaricp_*{pool="pgsink-<sink>"}}: the target connection pool (connections active, idle and pending,
+ * acquire, usage and creation times, timeouts).</li>
  * </ul>
  * Counters are thread-safe; {@link #flushed} runs on the sink's thread.
  */
@@ -57,16 +61,22 @@ public final class SinkMetrics
     {
         this.sinkName = sinkName;
         registry.config().commonTags("sink", sinkName);
-        eventsIn = Counter.builder("pgsink.events.in").description("Records received from the source").register(registry);
-        copyBytes = Counter.builder("pgsink.copy.bytes").description("CSV bytes sent to the target with COPY").baseUnit("bytes").register(registry);
-        flushFailures = Counter.builder("pgsink.flush.failures").description("Flushes that failed (and were retried or stopped the sink)").register(registry);
+        eventsIn =
+                Counter.builder("pgsink.events.in").description("Records received from the source").register(registry);
+        copyBytes = Counter.builder("pgsink.copy.bytes").description("CSV bytes sent to the target with COPY")
+                .baseUnit("bytes").register(registry);
+        flushFailures = Counter.builder("pgsink.flush.failures").description("Flushes that failed (and were retried "
+                + "or stopped the sink)").register(registry);
         flushTimer = Timer.builder("pgsink.flush").description("Flush latency: one target transaction each")
                 .publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofMillis(1))
                 .maximumExpectedValue(Duration.ofMinutes(5))
                 .register(registry);
-        Gauge.builder("pgsink.buffer.bytes", bufferBytes, AtomicLong::get).description("Estimated heap of buffered rows").baseUnit("bytes").register(registry);
-        Gauge.builder("pgsink.source.lag", lagMillis, value -> value.get() / 1000.0).description("Time from source commit to target commit of the newest change applied").baseUnit("seconds").register(registry);
+        Gauge.builder("pgsink.buffer.bytes", bufferBytes,
+                AtomicLong::get).description("Estimated heap of buffered rows").baseUnit("bytes").register(registry);
+        Gauge.builder("pgsink.source.lag", lagMillis,
+                value -> value.get() / 1000.0).description("Time from source commit to target commit of the newest "
+                + "change applied").baseUnit("seconds").register(registry);
     }
 
     /** {@code pgsink_state{state="..."}}: 1 for the current state, 0 for every other. */
@@ -126,8 +136,11 @@ public final class SinkMetrics
     public void chunkLoaded(TableId table, long rows, long bytes)
     {
         Counter[] counters = loadCounters.computeIfAbsent(table, id -> new Counter[] {
-                Counter.builder("pgsink.initial.load.rows").tag("table", id.schema() + "." + id.table()).description("Rows the initial load committed").register(registry),
-                Counter.builder("pgsink.initial.load.bytes").tag("table", id.schema() + "." + id.table()).description("COPY bytes the initial load committed").baseUnit("bytes").register(registry)});
+                Counter.builder("pgsink.initial.load.rows").tag("table",
+                        id.schema() + "."
+                        + id.table()).description("Rows the initial load committed").register(registry),
+                Counter.builder("pgsink.initial.load.bytes").tag("table", id.schema() + "." + id.table())
+                        .description("COPY bytes the initial load committed").baseUnit("bytes").register(registry)});
         counters[0].increment(rows);
         counters[1].increment(bytes);
     }
@@ -142,9 +155,12 @@ public final class SinkMetrics
     {
         String name = table.schema() + "." + table.table();
         return new TableCounters(
-                Counter.builder("pgsink.rows.applied").tag("table", name).tag("operation", "upsert").description("Merged rows written to the target").register(registry),
-                Counter.builder("pgsink.rows.applied").tag("table", name).tag("operation", "delete").description("Merged rows written to the target").register(registry),
-                Counter.builder("pgsink.truncates").tag("table", name).description("Truncates applied").register(registry));
+                Counter.builder("pgsink.rows.applied").tag("table", name).tag("operation",
+                        "upsert").description("Merged rows written to the target").register(registry),
+                Counter.builder("pgsink.rows.applied").tag("table", name).tag("operation",
+                        "delete").description("Merged rows written to the target").register(registry),
+                Counter.builder("pgsink.truncates").tag("table",
+                        name).description("Truncates applied").register(registry));
     }
 
     public long eventsInTotal()
@@ -187,7 +203,10 @@ public final class SinkMetrics
         return sinkName;
     }
 
-    /** Where the applier's target connection pool reports its meters ({@code hikaricp_connections_*{pool="pgsink-<sink>"}}). */
+    /**
+     * Where the applier's target connection pool reports its meters ({@code
+     * hikaricp_connections_*{pool="pgsink-<sink>"}}).
+     */
     public MetricsTrackerFactory poolMetrics()
     {
         return new MicrometerMetricsTrackerFactory(registry);

@@ -109,7 +109,9 @@ public final class Checker
             checkColumnSelection(connection, subject);
         }
         catch (SQLException e) {
-            add(Status.FAIL, subject, "cannot connect or query as " + source.user() + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")");
+            add(Status.FAIL, subject,
+                    "cannot connect or query as " + source.user() + ": " + e.getMessage() + " (SQLState "
+                    + e.getSQLState() + ")");
         }
         return captured;
     }
@@ -120,31 +122,41 @@ public final class Checker
     {
         try (Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("""
-                        SELECT current_user, current_setting('server_version'), current_setting('server_version_num')::int, current_setting('wal_level'),
+                        SELECT current_user, current_setting('server_version'),
+                            current_setting('server_version_num')::int, current_setting('wal_level'),
                                r.rolsuper,
-                               r.rolsuper OR r.rolreplication OR EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members m JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
-                                                                       WHERE m.member = r.oid AND g.rolname = 'rds_replication'),
-                               current_setting('max_replication_slots')::int, (SELECT count(*) FROM pg_catalog.pg_replication_slots)
+                               r.rolsuper OR r.rolreplication OR EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members m
+                                   JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
+                                                                       WHERE m.member = r.oid
+                                                                           AND g.rolname = 'rds_replication'),
+                               current_setting('max_replication_slots')::int, (SELECT count(*)
+                                   FROM pg_catalog.pg_replication_slots)
                         FROM pg_catalog.pg_roles r WHERE r.rolname = current_user""")) {
             rows.next();
             String user = rows.getString(1);
             add(Status.OK, subject, "connected as " + user + " to PostgreSQL " + rows.getString(2));
             if (rows.getInt(3) < 100000) {
-                add(Status.FAIL, subject, "PostgreSQL " + rows.getString(2) + " has no pgoutput plugin; logical replication with pgoutput needs PostgreSQL 10 or later");
+                add(Status.FAIL, subject,
+                        "PostgreSQL " + rows.getString(2)
+                        + " has no pgoutput plugin; logical replication with pgoutput needs PostgreSQL 10 or later");
             }
             String walLevel = rows.getString(4);
             if (walLevel.equals("logical")) {
                 add(Status.OK, subject, "wal_level is logical");
             }
             else {
-                add(Status.FAIL, subject, "wal_level is " + walLevel + "; logical decoding needs wal_level=logical (ALTER SYSTEM SET wal_level = logical, then restart the server)");
+                add(Status.FAIL, subject,
+                        "wal_level is " + walLevel
+                        + "; logical decoding needs wal_level=logical (ALTER SYSTEM SET wal_level = logical, then "
+                        + "restart the server)");
             }
             boolean superuser = rows.getBoolean(5);
             if (rows.getBoolean(6)) {
                 add(Status.OK, subject, "user " + user + " may replicate" + (superuser ? " (superuser)" : ""));
             }
             else {
-                add(Status.FAIL, subject, "user " + user + " lacks the REPLICATION attribute (ALTER ROLE " + user + " REPLICATION)");
+                add(Status.FAIL, subject,
+                        "user " + user + " lacks the REPLICATION attribute (ALTER ROLE " + user + " REPLICATION)");
             }
             checkSlot(connection, subject, rows.getInt(7), rows.getInt(8));
             checkFailover(connection, subject, rows.getInt(3), rows.getString(2));
@@ -207,30 +219,42 @@ public final class Checker
             throws SQLException
     {
         String slot = source.slotName();
-        try (PreparedStatement statement = connection.prepareStatement("SELECT plugin, database, active, confirmed_flush_lsn FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
+        try (PreparedStatement statement =
+                connection.prepareStatement("SELECT plugin, database, active, confirmed_flush_lsn FROM "
+                + "pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
             statement.setString(1, slot);
             try (ResultSet rows = statement.executeQuery()) {
                 if (rows.next()) {
                     String plugin = rows.getString(1);
                     String database = rows.getString(2);
                     if (!"pgoutput".equals(plugin)) {
-                        add(Status.FAIL, subject, "replication slot " + slot + " exists but uses plugin " + plugin + ", not pgoutput (drop it, or set source.slot.name)");
+                        add(Status.FAIL, subject,
+                                "replication slot " + slot + " exists but uses plugin " + plugin
+                                + ", not pgoutput (drop it, or set source.slot.name)");
                     }
                     else if (!source.database().equals(database)) {
-                        add(Status.FAIL, subject, "replication slot " + slot + " belongs to database " + database + ", not " + source.database() + " (set source.slot.name)");
+                        add(Status.FAIL, subject,
+                                "replication slot " + slot + " belongs to database " + database + ", not "
+                                + source.database() + " (set source.slot.name)");
                     }
                     else {
-                        add(Status.OK, subject, "replication slot " + slot + " exists (" + (rows.getBoolean(3) ? "in use" : "idle") + ", confirmed up to " + rows.getString(4) + ")");
+                        add(Status.OK, subject,
+                                "replication slot " + slot + " exists (" + (rows.getBoolean(3) ? "in use" : "idle")
+                                + ", confirmed up to " + rows.getString(4) + ")");
                     }
                     return;
                 }
             }
         }
         if (usedSlots >= maxSlots) {
-            add(Status.FAIL, subject, "replication slot " + slot + " does not exist and all " + maxSlots + " slots are taken (raise max_replication_slots or drop an unused slot)");
+            add(Status.FAIL, subject,
+                    "replication slot " + slot + " does not exist and all " + maxSlots
+                    + " slots are taken (raise max_replication_slots or drop an unused slot)");
         }
         else {
-            add(Status.OK, subject, "replication slot " + slot + " will be created (" + usedSlots + " of " + maxSlots + " slots in use)");
+            add(Status.OK, subject,
+                    "replication slot " + slot + " will be created (" + usedSlots + " of " + maxSlots
+                    + " slots in use)");
         }
     }
 
@@ -238,18 +262,26 @@ public final class Checker
             throws SQLException
     {
         String publication = source.publicationName();
-        try (PreparedStatement statement = connection.prepareStatement("SELECT puballtables, pubtruncate FROM pg_catalog.pg_publication WHERE pubname = ?")) {
+        try (PreparedStatement statement =
+                connection.prepareStatement("SELECT puballtables, pubtruncate FROM pg_catalog.pg_publication WHERE "
+                + "pubname = ?")) {
             statement.setString(1, publication);
             try (ResultSet rows = statement.executeQuery()) {
                 if (rows.next()) {
-                    add(Status.OK, subject, "publication " + publication + " exists" + (rows.getBoolean(1) ? " (all tables)" : ""));
+                    add(Status.OK, subject,
+                            "publication " + publication + " exists" + (rows.getBoolean(1) ? " (all tables)" : ""));
                     if (!rows.getBoolean(2)) {
-                        add(Status.WARN, subject, "publication " + publication + " does not publish truncates (ALTER PUBLICATION " + publication + " SET (publish = 'insert, update, delete, truncate'))");
+                        add(Status.WARN, subject,
+                                "publication " + publication + " does not publish truncates (ALTER PUBLICATION "
+                                + publication + " SET (publish = 'insert, update, delete, truncate'))");
                     }
-                    List<TableId> missing = source.publicationMode() == AutoCreateMode.FILTERED ? PublicationGaps.missing(connection, config.capturedTables(), publication) : List.of();
+                    List<TableId> missing = source.publicationMode() == AutoCreateMode.FILTERED
+                            ? PublicationGaps.missing(connection, config.capturedTables(), publication) : List.of();
                     if (!missing.isEmpty()) {
                         // a problem once the sink streamed (run refuses to start); before, the first start loads them
-                        add(Status.WARN, subject, PublicationGaps.message(missing, publication) + " (if pgsink has not streamed yet, the first run loads them and this is no problem)");
+                        add(Status.WARN, subject, PublicationGaps.message(missing,
+                                publication) + " (if pgsink has not streamed yet, the first run loads them and this "
+                                + "is no problem)");
                     }
                     return;
                 }
@@ -257,9 +289,12 @@ public final class Checker
         }
         AutoCreateMode mode = source.publicationMode();
         switch (mode) {
-            case DISABLED -> add(Status.FAIL, subject, "publication " + publication + " does not exist and source.publication.autocreate.mode=disabled");
-            case ALL_TABLES -> add(superuser ? Status.OK : Status.FAIL, subject, "publication " + publication + " will be created FOR ALL TABLES"
-                    + (superuser ? "" : ", which needs a superuser: create it yourself or set source.publication.autocreate.mode=filtered"));
+            case DISABLED -> add(Status.FAIL, subject,
+                    "publication " + publication + " does not exist and source.publication.autocreate.mode=disabled");
+            case ALL_TABLES -> add(superuser ? Status.OK : Status.FAIL, subject,
+                    "publication " + publication + " will be created FOR ALL TABLES"
+                    + (superuser ? "" : ", which needs a superuser: create it yourself or set "
+                            + "source.publication.autocreate.mode=filtered"));
             case FILTERED, NO_TABLES -> checkPublicationCreatable(connection, subject, publication, mode, superuser);
         }
     }
@@ -325,7 +360,8 @@ public final class Checker
     {
         Map<TableId, List<String>> captured = new LinkedHashMap<>();
         boolean appendOnly = config.sink().appendOnlyWithoutKey();
-        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(CAPTURED_TABLES.formatted(SourceTables.IDENTITY_WITHOUT_KEY))) {
+        try (Statement statement = connection.createStatement(); ResultSet rows =
+                statement.executeQuery(CAPTURED_TABLES.formatted(SourceTables.IDENTITY_WITHOUT_KEY))) {
             while (rows.next()) {
                 String schema = rows.getString(1);
                 String table = rows.getString(2);
@@ -338,28 +374,39 @@ public final class Checker
                 String replicaIdentity = rows.getString(4);
                 boolean primaryKey = rows.getBoolean(5);
                 if (!rows.getBoolean(6)) {
-                    add(Status.FAIL, subject, "table " + id + ": user " + source.user() + " may not SELECT from it (the snapshot reads it)");
+                    add(Status.FAIL, subject,
+                            "table " + id + ": user " + source.user()
+                            + " may not SELECT from it (the snapshot reads it)");
                 }
                 if (!primaryKey) {
-                    add(appendOnly ? Status.WARN : Status.FAIL, subject, "table " + id + " has no primary key" + (appendOnly
-                            ? ": applied append-only (tables.without.key=append-only), so its updates and deletes will fail"
+                    add(appendOnly ? Status.WARN : Status.FAIL, subject,
+                            "table " + id + " has no primary key" + (appendOnly
+                            ? ": applied append-only (tables.without.key=append-only), so its updates and deletes "
+                                    + "will fail"
                             : ": add one, or set tables.without.key=append-only for insert-only tables"));
                 }
                 else if (replicaIdentity.equals("n")) {
-                    add(Status.FAIL, subject, "table " + id + " has REPLICA IDENTITY NOTHING: its updates and deletes carry no key (ALTER TABLE " + id + " REPLICA IDENTITY DEFAULT)");
+                    add(Status.FAIL, subject,
+                            "table " + id + " has REPLICA IDENTITY NOTHING: its updates and deletes carry no key "
+                            + "(ALTER TABLE " + id + " REPLICA IDENTITY DEFAULT)");
                 }
                 else if (rows.getBoolean(7)) {
-                    add(Status.FAIL, subject, "table " + id + " has REPLICA IDENTITY USING INDEX of an index without (all) its primary key columns: its deletes and key changes"
+                    add(Status.FAIL, subject,
+                            "table " + id + " has REPLICA IDENTITY USING INDEX of an index without (all) its primary "
+                            + "key columns: its deletes and key changes"
                             + " are streamed without the old key (ALTER TABLE " + id + " REPLICA IDENTITY DEFAULT)");
                 }
                 else {
-                    add(Status.OK, subject, "table " + id + " has a primary key" + (replicaIdentity.equals("f") ? " and REPLICA IDENTITY FULL" : ""));
+                    add(Status.OK, subject,
+                            "table " + id + " has a primary key" + (replicaIdentity.equals("f")
+                            ? " and REPLICA IDENTITY FULL" : ""));
                 }
             }
         }
         if (captured.isEmpty()) {
             // the same verdict as run's (SourcePreflight)
-            add(source.publicationMode() == AutoCreateMode.FILTERED ? Status.FAIL : Status.WARN, subject, CapturedTables.nothingCaptured(source.publicationMode()));
+            add(source.publicationMode() == AutoCreateMode.FILTERED ? Status.FAIL : Status.WARN, subject,
+                    CapturedTables.nothingCaptured(source.publicationMode()));
         }
         return captured;
     }
@@ -371,7 +418,8 @@ public final class Checker
         if (selection.isEmpty()) {
             return;
         }
-        List<ConfigProblem> problems = selection.problems(SourceCatalog.schemas(connection, config.loadSettings().captured()));
+        List<ConfigProblem> problems = selection.problems(SourceCatalog.schemas(connection,
+                config.loadSettings().captured()));
         for (ConfigProblem problem : problems) {
             add(Status.FAIL, subject, problem.message());
         }
@@ -385,7 +433,8 @@ public final class Checker
         SinkConfig sink = config.sink();
         String subject = "target " + sink.targetUrl();
         List<TargetCheck.Table> tables = new ArrayList<>();
-        captured.forEach((source, columns) -> tables.add(new TargetCheck.Table(sink.tableNameFormat().targetOf(source), Optional.of(source), columns)));
+        captured.forEach((source, columns) -> tables.add(new TargetCheck.Table(sink.tableNameFormat().targetOf(source),
+                Optional.of(source), columns)));
         // the service's own tables beside the offsets table: the source tables' readings, the initial load's progress
         List<String> stateTables = config.copyLoad()
                 ? List.of(SourceTableStore.TABLE, LoadProgressStore.TABLE)

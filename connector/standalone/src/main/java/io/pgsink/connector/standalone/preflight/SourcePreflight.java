@@ -83,7 +83,9 @@ public final class SourcePreflight
         try (Connection connection = source.connect()) {
             checkFailover(connection);
             if (source.publicationMode() == AutoCreateMode.FILTERED && !capturesAnyTable(connection)) {
-                throw new SinkException(ErrorCode.CONFIG, "Cannot stream from " + config.sourceDescription() + ": " + CapturedTables.nothingCaptured(AutoCreateMode.FILTERED));
+                throw new SinkException(ErrorCode.CONFIG,
+                        "Cannot stream from " + config.sourceDescription() + ": "
+                        + CapturedTables.nothingCaptured(AutoCreateMode.FILTERED));
             }
             checkColumnSelection(connection);
             boolean slotExists = source.slotExists(connection, false);
@@ -91,9 +93,11 @@ public final class SourcePreflight
                 throw new SinkException(ErrorCode.CONFIG, missingSlot(stored.values()));
             }
             if (!stored.isEmpty() && source.publicationMode() == AutoCreateMode.FILTERED) {
-                List<TableId> missing = PublicationGaps.missing(connection, config.capturedTables(), source.publicationName());
+                List<TableId> missing = PublicationGaps.missing(connection, config.capturedTables(),
+                        source.publicationName());
                 if (!missing.isEmpty()) {
-                    throw new SinkException(ErrorCode.CONFIG, PublicationGaps.message(missing, source.publicationName()));
+                    throw new SinkException(ErrorCode.CONFIG, PublicationGaps.message(missing,
+                            source.publicationName()));
                 }
             }
             for (SourcePosition position : stored.values()) {
@@ -103,7 +107,8 @@ public final class SourcePreflight
         }
         catch (SQLException e) {
             String context = "Cannot check the source " + config.sourceDescription() + " as " + source.user();
-            Optional<String> remedy = SqlFailures.remedy(e, "source.database.user", "source.database.password", "source.database.dbname");
+            Optional<String> remedy = SqlFailures.remedy(e, "source.database.user", "source.database.password",
+                    "source.database.dbname");
             if (remedy.isPresent()) {
                 throw SqlFailures.translate(e, ErrorCode.CONFIG, context, ". What to do: " + remedy.get());
             }
@@ -164,13 +169,16 @@ public final class SourcePreflight
             return;
         }
         try (Connection connection = source.connect()) {
-            List<TableId> missing = PublicationGaps.missing(connection, config.capturedTables(), source.publicationName());
+            List<TableId> missing = PublicationGaps.missing(connection, config.capturedTables(),
+                    source.publicationName());
             if (!missing.isEmpty()) {
                 throw new SinkException(ErrorCode.CONFIG, PublicationGaps.message(missing, source.publicationName()));
             }
         }
         catch (SQLException e) {
-            throw SqlFailures.translate(e, ErrorCode.TRANSIENT, "Cannot check publication " + source.publicationName() + " on the source " + config.sourceDescription());
+            throw SqlFailures.translate(e, ErrorCode.TRANSIENT,
+                    "Cannot check publication " + source.publicationName() + " on the source "
+                    + config.sourceDescription());
         }
     }
 
@@ -185,9 +193,12 @@ public final class SourcePreflight
         if (selection.isEmpty()) {
             return;
         }
-        List<ConfigProblem> problems = selection.problems(SourceCatalog.schemas(connection, config.loadSettings().captured()));
+        List<ConfigProblem> problems = selection.problems(SourceCatalog.schemas(connection,
+                config.loadSettings().captured()));
         if (!problems.isEmpty()) {
-            throw new SinkException(ErrorCode.CONFIG, ConfigProblem.describe("Invalid column selection for the tables captured from " + config.sourceDescription(), problems));
+            throw new SinkException(ErrorCode.CONFIG,
+                    ConfigProblem.describe("Invalid column selection for the tables captured from "
+                    + config.sourceDescription(), problems));
         }
     }
 
@@ -205,7 +216,8 @@ public final class SourcePreflight
         }
         String target = lsnText(lsn.get());
         try (PreparedStatement lagging = connection.prepareStatement(
-                "SELECT confirmed_flush_lsn FROM pg_catalog.pg_replication_slots WHERE slot_name = ? AND NOT active AND confirmed_flush_lsn < ?::pg_lsn")) {
+                "SELECT confirmed_flush_lsn FROM pg_catalog.pg_replication_slots WHERE slot_name = ? AND NOT active "
+                        + "AND confirmed_flush_lsn < ?::pg_lsn")) {
             lagging.setString(1, source.slotName());
             lagging.setString(2, target);
             String confirmed;
@@ -215,15 +227,18 @@ public final class SourcePreflight
                 }
                 confirmed = rows.getString(1);
             }
-            try (PreparedStatement advance = connection.prepareStatement("SELECT pg_replication_slot_advance(?, ?::pg_lsn)")) {
+            try (PreparedStatement advance =
+                    connection.prepareStatement("SELECT pg_replication_slot_advance(?, ?::pg_lsn)")) {
                 advance.setString(1, source.slotName());
                 advance.setString(2, target);
                 advance.execute();
             }
-            log.info("{} - confirmed replication slot {} up to the position stored in the target, {} (it was at {})", config.sink().sinkName(), source.slotName(), target, confirmed);
+            log.info("{} - confirmed replication slot {} up to the position stored in the target, {} (it was at {})",
+                    config.sink().sinkName(), source.slotName(), target, confirmed);
         }
         catch (SQLException e) {
-            log.warn("{} - cannot confirm replication slot {} up to the stored position {} before streaming; it is confirmed with the next change applied: {}",
+            log.warn("{} - cannot confirm replication slot {} up to the stored position {} before streaming; it is "
+                    + "confirmed with the next change applied: {}",
                     config.sink().sinkName(), source.slotName(), target, SqlFailures.describe(e));
         }
     }
@@ -234,10 +249,14 @@ public final class SourcePreflight
         for (SourcePosition position : stored) {
             positions.append(positions.isEmpty() ? "" : ", ").append(describe(position));
         }
-        return "The replication slot " + source.slotName() + " does not exist in " + source.jdbcUrl() + ", but the target stores position " + positions
-                + " for sink " + config.sink().sinkName() + ": the changes since then are lost to the slot (was it dropped while pgsink was stopped?)."
-                + " To recover, load the tables again: run `pgsink reset --config FILE` (it forgets the stored positions), then `pgsink run`,"
-                + " which snapshots every captured table again (each target table is emptied in the transaction that loads its first snapshot rows)";
+        return "The replication slot " + source.slotName() + " does not exist in " + source.jdbcUrl()
+                + ", but the target stores position " + positions
+                + " for sink " + config.sink().sinkName()
+                        + ": the changes since then are lost to the slot (was it dropped while pgsink was stopped?)."
+                + " To recover, load the tables again: run `pgsink reset --config FILE` (it forgets the stored "
+                        + "positions), then `pgsink run`,"
+                + " which snapshots every captured table again (each target table is emptied in the transaction that "
+                        + "loads its first snapshot rows)";
     }
 
     /** The stored offset, with its LSN in PostgreSQL's notation when it has one. */
@@ -247,7 +266,8 @@ public final class SourcePreflight
             Map<String, Object> offset = OffsetJson.readMap(position.offset());
             if (offset.get("lsn") instanceof Number lsn) {
                 long value = lsn.longValue();
-                return "lsn " + Long.toHexString(value >>> 32).toUpperCase() + "/" + Long.toHexString(value & 0xFFFFFFFFL).toUpperCase() + " (" + position.offset() + ")";
+                return "lsn " + Long.toHexString(value >>> 32).toUpperCase() + "/"
+                        + Long.toHexString(value & 0xFFFFFFFFL).toUpperCase() + " (" + position.offset() + ")";
             }
         }
         catch (IllegalArgumentException ignored) {
@@ -282,7 +302,8 @@ public final class SourcePreflight
     /** {@code 1/3E1643C8}, as PostgreSQL writes an LSN. */
     static String lsnText(long lsn)
     {
-        return Long.toHexString(lsn >>> 32).toUpperCase(Locale.ROOT) + "/" + Long.toHexString(lsn & 0xFFFFFFFFL).toUpperCase(Locale.ROOT);
+        return Long.toHexString(lsn >>> 32).toUpperCase(Locale.ROOT) + "/"
+                + Long.toHexString(lsn & 0xFFFFFFFFL).toUpperCase(Locale.ROOT);
     }
 
     private boolean capturesAnyTable(Connection connection)

@@ -36,6 +36,7 @@ final class LsnText
         if (digits == 0 || digits > 19) {
             return offset;
         }
-        return Long.toHexString(lsn >>> 32).toUpperCase(Locale.ROOT) + "/" + Long.toHexString(lsn & 0xFFFF_FFFFL).toUpperCase(Locale.ROOT);
+        return Long.toHexString(lsn >>> 32).toUpperCase(Locale.ROOT) + "/"
+                + Long.toHexString(lsn & 0xFFFF_FFFFL).toUpperCase(Locale.ROOT);
     }
 }

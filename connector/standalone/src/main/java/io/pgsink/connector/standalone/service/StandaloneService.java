@@ -77,7 +77,10 @@ public final class StandaloneService
         implements AutoCloseable
 {
     private static final Logger log = LoggerFactory.getLogger(StandaloneService.class);
-    /** How often the source's tables are read for what change events do not say (renames, drops, partitions): a catalog query, cheap. */
+    /**
+     * How often the source's tables are read for what change events do not say (renames, drops, partitions): a catalog
+     * query, cheap.
+     */
     private static final long TABLE_WATCH_INTERVAL_MILLIS = 2_000;
     /** How long a failed run waits for its connections to let go of the slot it created before dropping it. */
     private static final long SLOT_RELEASE_TIMEOUT_MILLIS = 10_000;
@@ -156,7 +159,8 @@ public final class StandaloneService
                 }
                 long wait = restarts.failed();
                 state.retrying(error, restarts.failures());
-                log.warn("{} - stopped by a transient failure, restarting from the positions stored in the target in {} ms (attempt {}): {}", name, wait, restarts.failures(), error.toString());
+                log.warn("{} - stopped by a transient failure, restarting from the positions stored in the target in "
+                        + "{} ms (attempt {}): {}", name, wait, restarts.failures(), error.toString());
                 if (finished.await(wait, TimeUnit.MILLISECONDS)) {
                     break;
                 }
@@ -203,7 +207,8 @@ public final class StandaloneService
             return e;
         }
         slotCreatedByThisService |= !slotExists;
-        // creating the slot (the initial load's, or Debezium's) waits for every open transaction on the source: say which
+        // creating the slot (the initial load's, or Debezium's) waits for every open transaction on the source: say
+        // which
         SlotCreationWatch slotWatch = slotExists ? null : opened.register(SlotCreationWatch.start(name,
                 new SourceDatabase(config.debezium()), config.slotCreationLogIntervalMillis()));
         LoadedChanges loaded = LoadedChanges.NONE;
@@ -235,8 +240,10 @@ public final class StandaloneService
         }
         SinkChangeConsumer changeConsumer = new SinkChangeConsumer(name,
                 ColumnSelectingSink.wrap(sink, sinkConfig.columnSelection()),
-                new DebeziumRecordMapper(config.unavailablePlaceholder(), DebeziumRecordMapper.KeyChanges.UPDATE_FROM_OLD_KEY),
-                metrics, System::currentTimeMillis, backoff, state, loaded, !committed.isEmpty(), config.flushBoundary(),
+                new DebeziumRecordMapper(config.unavailablePlaceholder(),
+                        DebeziumRecordMapper.KeyChanges.UPDATE_FROM_OLD_KEY),
+                metrics, System::currentTimeMillis, backoff, state, loaded, !committed.isEmpty(),
+                        config.flushBoundary(),
                 tableWatch);
         Throwable error = runEngine(opened, changeConsumer);
         if (stopRequested) {
@@ -298,7 +305,8 @@ public final class StandaloneService
     private LoadedChanges load()
             throws Exception
     {
-        InitialLoad initialLoad = new InitialLoad(config.loadSettings(), TargetConnector.fromConfig(sinkConfig), metrics);
+        InitialLoad initialLoad = new InitialLoad(config.loadSettings(), TargetConnector.fromConfig(sinkConfig),
+                metrics);
         try {
             this.initialLoad.set(initialLoad);
             state.set(ServiceState.State.LOADING);
@@ -329,7 +337,8 @@ public final class StandaloneService
         AtomicReference<Throwable> error = new AtomicReference<>();
         try {
             opened.register(TargetOffsetBackingStore.register(name, () -> Map.copyOf(committed)));
-            DebeziumEngine<RecordChangeEvent<SourceRecord>> created = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
+            DebeziumEngine<RecordChangeEvent<SourceRecord>> created =
+                    DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                     .using(config.debeziumProperties())
                     .notifying(changeConsumer)
                     .using((success, message, failure) -> {
@@ -424,15 +433,21 @@ public final class StandaloneService
     private TableChanges tableChanges(ReadingStore readings)
     {
         CapturedTables captured = config.capturedTables();
-        return new TableChanges(table -> captured.captures(table.schema(), table.table()), Boolean.parseBoolean(config.debezium().getOrDefault("publish.via.partition.root", "false")),
+        return new TableChanges(table -> captured.captures(table.schema(), table.table()),
+                Boolean.parseBoolean(config.debezium().getOrDefault("publish.via.partition.root", "false")),
                 sinkConfig.tableNameFormat()::targetOf, readings);
     }
 
     private SinkException slotCreationTimedOut(SlotCreationWatch slotWatch)
     {
-        return new SinkException(ErrorCode.CONFIG, "Creating replication slot " + config.debezium().getOrDefault("slot.name", name) + " on " + config.sourceDescription()
-                + " did not finish within " + config.slotCreationTimeoutMillis() + " ms (" + StandaloneConfig.SLOT_CREATION_TIMEOUT_MS + "): PostgreSQL waits for open transactions to end: "
-                + slotWatch.blockers() + ". End them (COMMIT, ROLLBACK or SELECT pg_terminate_backend(pid)) or raise " + StandaloneConfig.SLOT_CREATION_TIMEOUT_MS + ", then start pgsink again");
+        return new SinkException(ErrorCode.CONFIG,
+                "Creating replication slot " + config.debezium().getOrDefault("slot.name",
+                name) + " on " + config.sourceDescription()
+                + " did not finish within " + config.slotCreationTimeoutMillis() + " ms ("
+                        + StandaloneConfig.SLOT_CREATION_TIMEOUT_MS
+                        + "): PostgreSQL waits for open transactions to end: "
+                + slotWatch.blockers() + ". End them (COMMIT, ROLLBACK or SELECT pg_terminate_backend(pid)) or raise "
+                        + StandaloneConfig.SLOT_CREATION_TIMEOUT_MS + ", then start pgsink again");
     }
 
     private void startEndpoints()
@@ -443,7 +458,9 @@ public final class StandaloneService
                         this::health);
             }
             catch (IOException e) {
-                throw new SinkException(ErrorCode.CONFIG, "Cannot serve metrics on " + config.httpHost() + ":" + config.httpPort() + " (" + StandaloneConfig.HTTP_PORT + "): " + e.getMessage(), e);
+                throw new SinkException(ErrorCode.CONFIG,
+                        "Cannot serve metrics on " + config.httpHost() + ":" + config.httpPort() + " ("
+                        + StandaloneConfig.HTTP_PORT + "): " + e.getMessage(), e);
             }
         }
         if (config.progressIntervalMillis() > 0) {
@@ -456,7 +473,8 @@ public final class StandaloneService
                 SinkChangeConsumer current = consumer.get();
                 return current == null ? "" : current.lastPosition();
             });
-            executor.scheduleAtFixedRate(progressLog::log, config.progressIntervalMillis(), config.progressIntervalMillis(), TimeUnit.MILLISECONDS);
+            executor.scheduleAtFixedRate(progressLog::log, config.progressIntervalMillis(),
+                    config.progressIntervalMillis(), TimeUnit.MILLISECONDS);
             progress = executor;
         }
     }
@@ -501,7 +519,10 @@ public final class StandaloneService
         return Map.copyOf(committed);
     }
 
-    /** Stops streaming and waits for {@link #run()} to return. Buffered, unflushed events are resent by the source next time. */
+    /**
+     * Stops streaming and waits for {@link #run()} to return. Buffered, unflushed events are resent by the source next
+     * time.
+     */
     @Override
     public void close()
     {

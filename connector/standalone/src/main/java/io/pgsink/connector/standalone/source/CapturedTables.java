@@ -30,7 +30,8 @@ public final class CapturedTables
     static final String COLUMN_INCLUDE_LIST = "column.include.list";
     static final String COLUMN_EXCLUDE_LIST = "column.exclude.list";
     /** The Debezium keys whose values are lists of regular expressions, as this class checks them. */
-    static final List<String> REGEX_LIST_KEYS = List.of(SCHEMA_INCLUDE_LIST, SCHEMA_EXCLUDE_LIST, TABLE_INCLUDE_LIST, TABLE_EXCLUDE_LIST, COLUMN_INCLUDE_LIST, COLUMN_EXCLUDE_LIST);
+    static final List<String> REGEX_LIST_KEYS = List.of(SCHEMA_INCLUDE_LIST, SCHEMA_EXCLUDE_LIST, TABLE_INCLUDE_LIST,
+            TABLE_EXCLUDE_LIST, COLUMN_INCLUDE_LIST, COLUMN_EXCLUDE_LIST);
 
     private static final List<String> SYSTEM_SCHEMAS = List.of("pg_catalog", "information_schema", "pg_toast");
 
@@ -41,7 +42,8 @@ public final class CapturedTables
     private final List<Pattern> columnIncludes;
     private final List<Pattern> columnExcludes;
 
-    private CapturedTables(List<Pattern> schemaIncludes, List<Pattern> schemaExcludes, List<Pattern> tableIncludes, List<Pattern> tableExcludes,
+    private CapturedTables(List<Pattern> schemaIncludes, List<Pattern> schemaExcludes, List<Pattern> tableIncludes,
+            List<Pattern> tableExcludes,
             List<Pattern> columnIncludes, List<Pattern> columnExcludes)
     {
         this.columnIncludes = List.copyOf(columnIncludes);
@@ -56,7 +58,8 @@ public final class CapturedTables
      * Compiles the lists of {@code debezium} (the source keys, prefix removed); empty after adding
      * a problem per invalid list to {@code problems}, each naming the key with {@code keyPrefix}.
      */
-    public static Optional<CapturedTables> compile(Map<String, String> debezium, String keyPrefix, List<ConfigProblem> problems)
+    public static Optional<CapturedTables> compile(Map<String, String> debezium, String keyPrefix,
+            List<ConfigProblem> problems)
     {
         requireNonNull(debezium, "debezium is null");
         int problemsBefore = problems.size();
@@ -67,7 +70,8 @@ public final class CapturedTables
         if (problems.size() > problemsBefore) {
             return Optional.empty();
         }
-        return Optional.of(new CapturedTables(lists.get(0), lists.get(1), lists.get(2), lists.get(3), lists.get(4), lists.get(5)));
+        return Optional.of(new CapturedTables(lists.get(0), lists.get(1), lists.get(2), lists.get(3), lists.get(4),
+                lists.get(5)));
     }
 
     private static List<Pattern> patterns(String value, String key, List<ConfigProblem> problems)
@@ -85,7 +89,8 @@ public final class CapturedTables
             }
             catch (PatternSyntaxException e) {
                 // the description and index, not getMessage(): that repeats the pattern over two more lines
-                problems.add(ConfigProblem.invalid(key, value, false, "'" + part.trim() + "' is not a regular expression: " + e.getDescription()
+                problems.add(ConfigProblem.invalid(key, value, false,
+                        "'" + part.trim() + "' is not a regular expression: " + e.getDescription()
                         + (e.getIndex() >= 0 ? " near index " + e.getIndex() : "")));
                 return patterns;
             }
@@ -100,10 +105,12 @@ public final class CapturedTables
      */
     public static String nothingCaptured(AutoCreateMode publicationMode)
     {
-        String nothing = "no table matches source." + TABLE_INCLUDE_LIST + ", source." + TABLE_EXCLUDE_LIST + ", source." + SCHEMA_INCLUDE_LIST
+        String nothing = "no table matches source." + TABLE_INCLUDE_LIST + ", source." + TABLE_EXCLUDE_LIST
+                + ", source." + SCHEMA_INCLUDE_LIST
                 + " and source." + SCHEMA_EXCLUDE_LIST + ": nothing would be captured";
         return publicationMode == AutoCreateMode.FILTERED
-                ? nothing + ", and publication.autocreate.mode=filtered cannot create a publication of no table: fix the lists"
+                ? nothing + ", and publication.autocreate.mode=filtered cannot create a publication of no table: fix "
+                        + "the lists"
                 : nothing + " until a matching table is created";
     }
 
@@ -114,13 +121,15 @@ public final class CapturedTables
             return false;
         }
         String qualified = schema + "." + table;
-        if (!schemaIncludes.isEmpty() && schemaIncludes.stream().noneMatch(pattern -> pattern.matcher(schema).matches())) {
+        if (!schemaIncludes.isEmpty() && schemaIncludes.stream().noneMatch(pattern
+                -> pattern.matcher(schema).matches())) {
             return false;
         }
         if (schemaExcludes.stream().anyMatch(pattern -> pattern.matcher(schema).matches())) {
             return false;
         }
-        if (!tableIncludes.isEmpty() && tableIncludes.stream().noneMatch(pattern -> pattern.matcher(qualified).matches())) {
+        if (!tableIncludes.isEmpty() && tableIncludes.stream().noneMatch(pattern
+                -> pattern.matcher(qualified).matches())) {
             return false;
         }
         return tableExcludes.stream().noneMatch(pattern -> pattern.matcher(qualified).matches());
@@ -130,7 +139,8 @@ public final class CapturedTables
     public boolean capturesColumn(String schema, String table, String column)
     {
         String qualified = schema + "." + table + "." + column;
-        if (!columnIncludes.isEmpty() && columnIncludes.stream().noneMatch(pattern -> pattern.matcher(qualified).matches())) {
+        if (!columnIncludes.isEmpty() && columnIncludes.stream().noneMatch(pattern
+                -> pattern.matcher(qualified).matches())) {
             return false;
         }
         return columnExcludes.stream().noneMatch(pattern -> pattern.matcher(qualified).matches());

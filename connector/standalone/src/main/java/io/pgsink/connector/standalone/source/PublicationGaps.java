@@ -27,8 +27,10 @@ public final class PublicationGaps
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             JOIN pg_catalog.pg_publication p ON p.pubname = ? AND NOT p.puballtables
-            WHERE c.relkind = 'r' AND c.relpersistence = 'p' AND NOT c.relispartition AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
-              AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_publication_tables t WHERE t.pubname = p.pubname AND t.schemaname = n.nspname AND t.tablename = c.relname)
+            WHERE c.relkind = 'r' AND c.relpersistence = 'p' AND NOT c.relispartition
+                AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+              AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_publication_tables t WHERE t.pubname = p.pubname
+                  AND t.schemaname = n.nspname AND t.tablename = c.relname)
             ORDER BY 1, 2""";
 
     private PublicationGaps() {}
@@ -54,10 +56,15 @@ public final class PublicationGaps
     /** Why the service does not start, and what to do. */
     public static String message(List<TableId> missing, String publication)
     {
-        return "Table(s) " + missing + " match the captured tables but are not in publication " + publication + ": they were created (or created again) while pgsink loaded or streamed"
-                + " with source.publication.autocreate.mode=filtered, which adds tables to the publication only when Debezium starts, so the rows written into them so far were never streamed"
-                + " and would be lost. Either load every table again (`pgsink reset --config FILE`, then `pgsink run`), or add them to the publication"
-                + " (ALTER PUBLICATION " + publication + " ADD TABLE ...), copy their rows into the target yourself, and start again."
-                + " To capture tables created while streaming from their first row, use a publication FOR ALL TABLES (source.publication.autocreate.mode=all_tables, needs a superuser)";
+        return "Table(s) " + missing + " match the captured tables but are not in publication " + publication
+                + ": they were created (or created again) while pgsink loaded or streamed"
+                + " with source.publication.autocreate.mode=filtered, which adds tables to the publication only when "
+                        + "Debezium starts, so the rows written into them so far were never streamed"
+                + " and would be lost. Either load every table again (`pgsink reset --config FILE`, then `pgsink "
+                        + "run`), or add them to the publication"
+                + " (ALTER PUBLICATION " + publication
+                        + " ADD TABLE ...), copy their rows into the target yourself, and start again."
+                + " To capture tables created while streaming from their first row, use a publication FOR ALL TABLES "
+                        + "(source.publication.autocreate.mode=all_tables, needs a superuser)";
     }
 }

@@ -16,14 +16,16 @@ public interface ReadingStore
     /**
      * The stored reading, empty when none was stored.
      *
-     * @throws io.pgsink.core.SinkException when the target cannot be read ({@link io.pgsink.core.ErrorCode#TRANSIENT} where retrying may help)
+     * @throws io.pgsink.core.SinkException when the target cannot be read ({@link io.pgsink.core.ErrorCode#TRANSIENT}
+     * where retrying may help)
      */
     Optional<SourceTables> load();
 
     /**
      * Replaces the stored reading with {@code captured}, committed when this returns.
      *
-     * @throws io.pgsink.core.SinkException when the target cannot be written ({@link io.pgsink.core.ErrorCode#TRANSIENT} where retrying may help)
+     * @throws io.pgsink.core.SinkException when the target cannot be written ({@link
+     * io.pgsink.core.ErrorCode#TRANSIENT} where retrying may help)
      */
     void store(SourceTables captured);
 

@@ -35,7 +35,8 @@ public final class SlotCreationWatch
 
     @Language("SQL")
     private static final String BLOCKERS = """
-            SELECT pid, backend_xid::text, extract(epoch FROM now() - xact_start)::bigint, usename, application_name, state
+            SELECT pid, backend_xid::text, extract(epoch FROM now() - xact_start)::bigint, usename, application_name,
+                state
             FROM pg_catalog.pg_stat_activity
             WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid() AND backend_type = 'client backend'
             ORDER BY xact_start""";
@@ -80,24 +81,30 @@ public final class SlotCreationWatch
                 return;
             }
             List<String> found = new ArrayList<>();
-            try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(BLOCKERS)) {
+            try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(BLOCKERS))
+                    {
                 while (rows.next()) {
-                    found.add("pid " + rows.getInt(1) + " (xid " + rows.getString(2) + ", open " + rows.getLong(3) + " s, user " + rows.getString(4)
+                    found.add("pid " + rows.getInt(1) + " (xid " + rows.getString(2) + ", open " + rows.getLong(3)
+                            + " s, user " + rows.getString(4)
                             + ", application '" + rows.getString(5) + "', " + rows.getString(6) + ")");
                 }
             }
             blockers = String.join(", ", found);
             long waited = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNanos);
             if (found.isEmpty()) {
-                log.info("{} - replication slot {} not created yet after {} s; no open transaction on the source holds it up", name, source.slotName(), waited);
+                log.info("{} - replication slot {} not created yet after {} s; no open transaction on the source "
+                        + "holds it up", name, source.slotName(), waited);
             }
             else {
-                log.warn("{} - creating replication slot {} waits for open transactions on the source to end ({} s so far): {}."
-                        + " End them (COMMIT, ROLLBACK or SELECT pg_terminate_backend(pid)) for streaming to start", name, source.slotName(), waited, blockers);
+                log.warn("{} - creating replication slot {} waits for open transactions on the source to end ({} s so "
+                        + "far): {}."
+                        + " End them (COMMIT, ROLLBACK or SELECT pg_terminate_backend(pid)) for streaming to start",
+                                name, source.slotName(), waited, blockers);
             }
         }
         catch (SQLException e) {
-            log.debug("{} - cannot look at the source for what slot creation waits for: {}", name, SqlFailures.describe(e));
+            log.debug("{} - cannot look at the source for what slot creation waits for: {}", name,
+                    SqlFailures.describe(e));
         }
     }
 

@@ -32,7 +32,8 @@ public final class SourceCatalogColumns
     // atthasmissing (PostgreSQL 11+) and attgenerated (12+) are read where they exist
     private static final String QUERY = """
             SELECT n.nspname, c.relname, a.attnum, a.attname, a.attisdropped,
-                   CASE WHEN a.attidentity <> '' THEN 'GENERATED AS IDENTITY' WHEN %s THEN pg_catalog.pg_get_expr(d.adbin, d.adrelid) END,
+                   CASE WHEN a.attidentity <> '' THEN 'GENERATED AS IDENTITY' WHEN %s
+                       THEN pg_catalog.pg_get_expr(d.adbin, d.adrelid) END,
                    %s
             FROM pg_catalog.pg_attribute a
             JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
@@ -41,7 +42,8 @@ public final class SourceCatalogColumns
             WHERE a.attnum > 0 AND %s
             ORDER BY n.nspname, c.relname, a.attnum""";
     private static final String TABLE = "n.nspname = ? AND c.relname = ?";
-    private static final String EVERY_TABLE = "c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')";
+    private static final String EVERY_TABLE =
+            "c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')";
 
     private final SourceDatabase source;
     private final Map<TableId, List<SourceAttribute>> initial;
@@ -75,7 +77,8 @@ public final class SourceCatalogColumns
     {
         try (Connection connection = source.connect("pgsink catalog", false)) {
             int major = connection.getMetaData().getDatabaseMajorVersion();
-            String query = QUERY.formatted(major >= 12 ? "a.attgenerated = ''" : "true", major >= 11 ? "CASE WHEN a.atthasmissing THEN a.attmissingval::text END" : "NULL",
+            String query = QUERY.formatted(major >= 12 ? "a.attgenerated = ''" : "true",
+                    major >= 11 ? "CASE WHEN a.atthasmissing THEN a.attmissingval::text END" : "NULL",
                     table == null ? EVERY_TABLE : TABLE);
             Map<TableId, List<SourceAttribute>> tables = new HashMap<>();
             try (PreparedStatement statement = connection.prepareStatement(query)) {
@@ -85,19 +88,26 @@ public final class SourceCatalogColumns
                 }
                 try (ResultSet rows = statement.executeQuery()) {
                     while (rows.next()) {
-                        tables.computeIfAbsent(TableId.of(rows.getString(1), rows.getString(2)), id -> new ArrayList<>())
-                                .add(new SourceAttribute(rows.getInt(3), rows.getString(4), rows.getBoolean(5), rows.getString(6), element(rows.getString(7))));
+                        tables.computeIfAbsent(TableId.of(rows.getString(1), rows.getString(2)),
+                                id -> new ArrayList<>())
+                                .add(new SourceAttribute(rows.getInt(3), rows.getString(4), rows.getBoolean(5),
+                                        rows.getString(6), element(rows.getString(7))));
                     }
                 }
             }
             return tables;
         }
         catch (SQLException e) {
-            throw SqlFailures.translate(e, ErrorCode.TRANSIENT, "Cannot read the columns of " + (table == null ? "the source's tables" : table) + " from the source catalog");
+            throw SqlFailures.translate(e, ErrorCode.TRANSIENT,
+                    "Cannot read the columns of " + (table == null ? "the source's tables" : table)
+                    + " from the source catalog");
         }
     }
 
-    /** The one element of {@code attmissingval}'s array text ({@code {42}}, {@code {"a b"}}), in its type's text form; null for none or NULL. */
+    /**
+     * The one element of {@code attmissingval}'s array text ({@code {42}}, {@code {"a b"}}), in its type's text form;
+     * null for none or NULL.
+     */
     static @Nullable String element(@Nullable String array)
     {
         if (array == null || array.length() < 2 || array.charAt(0) != '{' || array.charAt(array.length() - 1) != '}') {

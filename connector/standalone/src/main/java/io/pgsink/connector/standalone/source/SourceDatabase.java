@@ -87,7 +87,8 @@ public final class SourceDatabase
     /** {@code publication.autocreate.mode}, valid once the configuration is (Debezium checks it). */
     public AutoCreateMode publicationMode()
     {
-        return AutoCreateMode.parse(debezium.getOrDefault("publication.autocreate.mode", AutoCreateMode.ALL_TABLES.getValue()));
+        return AutoCreateMode.parse(debezium.getOrDefault("publication.autocreate.mode",
+                AutoCreateMode.ALL_TABLES.getValue()));
     }
 
     /**
@@ -97,7 +98,8 @@ public final class SourceDatabase
     public boolean slotExists(Connection connection, boolean created)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM pg_catalog.pg_replication_slots WHERE slot_name = ?"
+        try (PreparedStatement statement =
+                connection.prepareStatement("SELECT 1 FROM pg_catalog.pg_replication_slots WHERE slot_name = ?"
                 + (created ? " AND confirmed_flush_lsn IS NOT NULL" : ""))) {
             statement.setString(1, slotName());
             try (ResultSet rows = statement.executeQuery()) {

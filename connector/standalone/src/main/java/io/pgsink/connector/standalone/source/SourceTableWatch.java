@@ -58,7 +58,8 @@ public final class SourceTableWatch
     /** Whether a change that stops the sink was found: no reading is stored from then on. Guarded by {@code this}. */
     private boolean holding;
 
-    private SourceTableWatch(String sinkName, Supplier<SourceTables> reader, AutoCloseable readerResources, TableChanges changes, ReadingStore store)
+    private SourceTableWatch(String sinkName, Supplier<SourceTables> reader, AutoCloseable readerResources,
+            TableChanges changes, ReadingStore store)
     {
         this.sinkName = requireNonNull(sinkName, "sinkName is null");
         this.reader = requireNonNull(reader, "reader is null");
@@ -77,18 +78,22 @@ public final class SourceTableWatch
      * has stored positions), and reads them every {@code intervalMillis} from then on. Closes
      * {@code reader} and {@code store} when it closes, or when it fails to start.
      *
-     * @throws SinkException ({@link ErrorCode#TRANSIENT} where retrying may help) when the first reading, or reading or writing the stored one, fails
+     * @throws SinkException ({@link ErrorCode#TRANSIENT} where retrying may help) when the first reading, or reading or
+     * writing the stored one, fails
      */
-    public static SourceTableWatch start(String sinkName, SourceTableReader reader, TableChanges changes, ReadingStore store, boolean resuming, long intervalMillis)
+    public static SourceTableWatch start(String sinkName, SourceTableReader reader, TableChanges changes,
+            ReadingStore store, boolean resuming, long intervalMillis)
     {
         SourceTableWatch watch = new SourceTableWatch(sinkName, reader, reader, changes, store);
         watch.begin(resuming);
-        watch.executor.scheduleWithFixedDelay(watch::checkQuietly, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
+        watch.executor.scheduleWithFixedDelay(watch::checkQuietly, intervalMillis, intervalMillis,
+                TimeUnit.MILLISECONDS);
         return watch;
     }
 
     /** {@link #start} without the schedule, for tests that call {@link #check()} themselves. */
-    static SourceTableWatch startUnscheduled(String sinkName, Supplier<SourceTables> reader, TableChanges changes, ReadingStore store, boolean resuming)
+    static SourceTableWatch startUnscheduled(String sinkName, Supplier<SourceTables> reader, TableChanges changes,
+            ReadingStore store, boolean resuming)
     {
         SourceTableWatch watch = new SourceTableWatch(sinkName, reader, () -> {}, changes, store);
         watch.begin(resuming);
@@ -159,7 +164,8 @@ public final class SourceTableWatch
                 accept(current);
             }
             catch (RuntimeException e) {
-                // the stored reading stays older than the stream, which is safe: the next start finds again what it missed
+                // the stored reading stays older than the stream, which is safe: the next start finds again what it
+                // missed
                 log.debug("{} - storing the source's tables in the target failed: {}", sinkName, e.toString());
             }
         }

@@ -31,23 +31,28 @@ public record SourceTables(Map<Long, Table> byOid)
      */
     @Language(value = "SQL", prefix = "SELECT ", suffix = " FROM pg_catalog.pg_class c")
     public static final String IDENTITY_WITHOUT_KEY = """
-            c.relreplident = 'i' AND EXISTS (SELECT 1 FROM pg_catalog.pg_index pk WHERE pk.indrelid = c.oid AND pk.indisprimary
-                AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_index ri WHERE ri.indrelid = c.oid AND ri.indisreplident AND pk.indkey::int2[] <@ ri.indkey::int2[]))""";
+            c.relreplident = 'i' AND EXISTS (SELECT 1 FROM pg_catalog.pg_index pk WHERE pk.indrelid = c.oid
+                AND pk.indisprimary
+                AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_index ri WHERE ri.indrelid = c.oid AND ri.indisreplident
+                    AND pk.indkey::int2[] <@ ri.indkey::int2[]))""";
 
     @Language("SQL")
     private static final String QUERY = """
-            SELECT c.oid, n.nspname, c.relname, c.relkind = 'p', i.inhparent, pg_catalog.pg_get_expr(c.relpartbound, c.oid), %s
+            SELECT c.oid, n.nspname, c.relname, c.relkind = 'p', i.inhparent, pg_catalog.pg_get_expr(c.relpartbound,
+                c.oid), %s
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             LEFT JOIN pg_catalog.pg_inherits i ON i.inhrelid = c.oid AND c.relispartition
-            WHERE c.relkind IN ('r', 'p') AND c.relpersistence = 'p' AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')""";
+            WHERE c.relkind IN ('r', 'p') AND c.relpersistence = 'p' AND n.nspname NOT IN ('pg_catalog',
+                'information_schema', 'pg_toast')""";
 
     /**
      * One table; {@code parent} is 0 and {@code bound} null for a table that is not a partition.
      * {@code identityWithoutKey}: its REPLICA IDENTITY is an index that lacks primary key columns,
      * so its deletes and key changes are streamed without the old key.
      */
-    record Table(long oid, TableId name, boolean partitioned, long parent, @Nullable String bound, boolean identityWithoutKey)
+    record Table(long oid, TableId name, boolean partitioned, long parent, @Nullable String bound,
+            boolean identityWithoutKey)
     {
         Table
         {
@@ -69,10 +74,12 @@ public record SourceTables(Map<Long, Table> byOid)
             throws SQLException
     {
         Map<Long, Table> tables = new HashMap<>();
-        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(QUERY.formatted(IDENTITY_WITHOUT_KEY))) {
+        try (Statement statement = connection.createStatement(); ResultSet rows =
+                statement.executeQuery(QUERY.formatted(IDENTITY_WITHOUT_KEY))) {
             while (rows.next()) {
                 long oid = rows.getLong(1);
-                tables.put(oid, new Table(oid, TableId.of(rows.getString(2), rows.getString(3)), rows.getBoolean(4), rows.getLong(5), rows.getString(6), rows.getBoolean(7)));
+                tables.put(oid, new Table(oid, TableId.of(rows.getString(2), rows.getString(3)), rows.getBoolean(4),
+                        rows.getLong(5), rows.getString(6), rows.getBoolean(7)));
             }
         }
         return new SourceTables(tables);

@@ -109,7 +109,8 @@ public final class TableChanges
      * @param routing the target table of a source table
      * @param stored the target where the reading is stored
      */
-    public TableChanges(Predicate<TableId> captured, boolean viaRoot, UnaryOperator<TableId> routing, StoredReading stored)
+    public TableChanges(Predicate<TableId> captured, boolean viaRoot, UnaryOperator<TableId> routing,
+            StoredReading stored)
     {
         this.captured = requireNonNull(captured, "captured is null");
         this.viaRoot = viaRoot;
@@ -160,7 +161,8 @@ public final class TableChanges
         List<Finding> findings = new ArrayList<>();
         for (SourceTables.Table table : current.byOid().values()) {
             SourceTables.Table before = previous.byOid().get(table.oid());
-            if (table.identityWithoutKey() && (before == null || !before.identityWithoutKey()) && isCaptured(current, table)) {
+            if (table.identityWithoutKey() && (before == null || !before.identityWithoutKey()) && isCaptured(current,
+                    table)) {
                 findings.add(identityWithoutKey(table));
             }
         }
@@ -168,15 +170,20 @@ public final class TableChanges
         return findings;
     }
 
-    /** Tables dropped, re-created or renamed, and partitions attached or detached, between two readings; {@code when} says when it happened. */
+    /**
+     * Tables dropped, re-created or renamed, and partitions attached or detached, between two readings; {@code when}
+     * says when it happened.
+     */
     private List<Finding> tableChanges(SourceTables previous, SourceTables current, String when)
     {
         List<Finding> findings = new ArrayList<>();
         for (SourceTables.Table before : previous.byOid().values()) {
             if (viaRoot && before.isPartition()) {
-                // a partitioned partition (nested partitions): what is attached to or detached from it moves rows in or out of its root's target table
+                // a partitioned partition (nested partitions): what is attached to or detached from it moves rows in or
+                // out of its root's target table
                 if (before.partitioned() && isCaptured(previous, before) && current.byOid().containsKey(before.oid())) {
-                    findings.addAll(partitionChanges(previous, current, before, routing.apply(root(previous, before).name()), when));
+                    findings.addAll(partitionChanges(previous, current, before, routing.apply(root(previous,
+                            before).name()), when));
                 }
                 continue;
             }
@@ -188,13 +195,19 @@ public final class TableChanges
             if (after == null) {
                 Optional<SourceTables.Table> recreated = current.byName(before.name());
                 if (recreated.isPresent()) {
-                    findings.add(new Finding(Kind.STOP, before.name(), "Source table " + before.name() + " was dropped and created again (oid " + before.oid() + ", now "
-                            + recreated.get().oid() + ") " + when + ": target table " + target + " holds rows of the dropped table, which no change event removes."
-                            + " Load every table again (`pgsink reset --config FILE`, then `pgsink run`), or empty " + target + " and copy the new table's rows into it yourself"
-                            + " (with source.publication.autocreate.mode=filtered, also add the new table to the publication)" + forget(before.name()) + ", then start again."));
+                    findings.add(new Finding(Kind.STOP, before.name(),
+                            "Source table " + before.name() + " was dropped and created again (oid " + before.oid()
+                            + ", now "
+                            + recreated.get().oid() + ") " + when + ": target table " + target
+                                    + " holds rows of the dropped table, which no change event removes."
+                            + " Load every table again (`pgsink reset --config FILE`, then `pgsink run`), or empty "
+                                    + target + " and copy the new table's rows into it yourself"
+                            + " (with source.publication.autocreate.mode=filtered, also add the new table to the "
+                                    + "publication)" + forget(before.name()) + ", then start again."));
                 }
                 else {
-                    findings.add(new Finding(Kind.WARNING, before.name(), "source table " + before.name() + " was dropped: target table " + target
+                    findings.add(new Finding(Kind.WARNING, before.name(),
+                            "source table " + before.name() + " was dropped: target table " + target
                             + " keeps its rows (pgsink drops no target table); drop it yourself if it should go too"));
                 }
                 continue;
@@ -202,25 +215,40 @@ public final class TableChanges
             if (!after.name().equals(before.name())) {
                 TableId renamedTarget = routing.apply(after.name());
                 if (when.equals(WHILE_STOPPED) && current.byName(before.name()).isEmpty()) {
-                    findings.add(new Finding(Kind.STOP_AT_OLD_NAME, before.name(), "Source table " + before.name() + " was renamed to " + after.name() + " (the same table, oid "
-                            + before.oid() + ") " + when + ", after changes pgsink had not streamed yet: they arrive under the old name, which Debezium no longer finds in the"
-                            + " source catalog, so they carry no key and cannot be applied. Load the table again (`pgsink reset --config FILE`, then `pgsink run`); to avoid this,"
+                    findings.add(new Finding(Kind.STOP_AT_OLD_NAME, before.name(),
+                            "Source table " + before.name() + " was renamed to " + after.name()
+                            + " (the same table, oid "
+                            + before.oid() + ") " + when
+                                    + ", after changes pgsink had not streamed yet: they arrive under the old name, "
+                                    + "which Debezium no longer finds in the"
+                            + " source catalog, so they carry no key and cannot be applied. Load the table again "
+                                    + "(`pgsink reset --config FILE`, then `pgsink run`); to avoid this,"
                             + " rename captured tables while pgsink runs."));
                 }
                 if (!captured.test(after.name())) {
-                    findings.add(new Finding(Kind.WARNING, before.name(), "source table " + before.name() + " was renamed to " + after.name()
-                            + ", which the source table and schema lists do not capture: its changes are no longer applied, and target table " + target
-                            + " keeps its rows as of the rename. To go on capturing it, add the new name to source.table.include.list"
-                            + (renamedTarget.equals(target) ? "" : ", rename the target table to " + renamedTarget) + " and restart"));
+                    findings.add(new Finding(Kind.WARNING, before.name(),
+                            "source table " + before.name() + " was renamed to " + after.name()
+                            + ", which the source table and schema lists do not capture: its changes are no longer "
+                                    + "applied, and target table " + target
+                            + " keeps its rows as of the rename. To go on capturing it, add the new name to "
+                                    + "source.table.include.list"
+                            + (renamedTarget.equals(target) ? "" : ", rename the target table to " + renamedTarget)
+                                    + " and restart"));
                 }
                 else if (!renamedTarget.equals(target) && stored.targetRenamed(target, renamedTarget)) {
-                    findings.add(new Finding(Kind.WARNING, after.name(), "source table " + before.name() + " was renamed to " + after.name() + " and target table " + target
+                    findings.add(new Finding(Kind.WARNING, after.name(),
+                            "source table " + before.name() + " was renamed to " + after.name() + " and target table "
+                            + target
                             + " to " + renamedTarget + ": its changes go on into " + renamedTarget));
                 }
                 else if (!renamedTarget.equals(target)) {
-                    findings.add(new Finding(Kind.STOP_AT_FIRST_CHANGE, after.name(), "Source table " + before.name() + " was renamed to " + after.name() + " (the same table, oid "
-                            + before.oid() + ") " + when + ": its rows are in target table " + target + ", and its changes would now go to " + renamedTarget
-                            + ". Rename the target table (" + renameStatement(target, renamedTarget) + ") and start again."));
+                    findings.add(new Finding(Kind.STOP_AT_FIRST_CHANGE, after.name(),
+                            "Source table " + before.name() + " was renamed to " + after.name()
+                            + " (the same table, oid "
+                            + before.oid() + ") " + when + ": its rows are in target table " + target
+                                    + ", and its changes would now go to " + renamedTarget
+                            + ". Rename the target table (" + renameStatement(target,
+                                    renamedTarget) + ") and start again."));
                 }
             }
             if (viaRoot && before.partitioned()) {
@@ -230,7 +258,10 @@ public final class TableChanges
         return findings;
     }
 
-    /** Whether changes of {@code table} are captured: by its name, or, published via the root, as a partition of a captured table. */
+    /**
+     * Whether changes of {@code table} are captured: by its name, or, published via the root, as a partition of a
+     * captured table.
+     */
     private boolean isCaptured(SourceTables tables, SourceTables.Table table)
     {
         if (captured.test(table.name())) {
@@ -258,13 +289,19 @@ public final class TableChanges
      */
     private static Finding identityWithoutKey(SourceTables.Table table)
     {
-        return new Finding(Kind.STOP, table.name(), "Source table " + table.name() + " has REPLICA IDENTITY USING INDEX of an index without (all) its primary key columns:"
-                + " its deletes and key changes are streamed without the old key, which Debezium fills with made-up values (0, the empty string), so the target row they change"
-                + " cannot be found, or another one is. Set REPLICA IDENTITY DEFAULT (or FULL) on the source (ALTER TABLE " + table.name() + " REPLICA IDENTITY DEFAULT),"
-                + " then load the table again (`pgsink reset --config FILE`, then `pgsink run`): changes made since the identity changed are not reliable.");
+        return new Finding(Kind.STOP, table.name(),
+                "Source table " + table.name()
+                + " has REPLICA IDENTITY USING INDEX of an index without (all) its primary key columns:"
+                + " its deletes and key changes are streamed without the old key, which Debezium fills with made-up "
+                        + "values (0, the empty string), so the target row they change"
+                + " cannot be found, or another one is. Set REPLICA IDENTITY DEFAULT (or FULL) on the source (ALTER "
+                        + "TABLE " + table.name() + " REPLICA IDENTITY DEFAULT),"
+                + " then load the table again (`pgsink reset --config FILE`, then `pgsink run`): changes made since "
+                        + "the identity changed are not reliable.");
     }
 
-    private List<Finding> partitionChanges(SourceTables previous, SourceTables current, SourceTables.Table parent, TableId target, String when)
+    private List<Finding> partitionChanges(SourceTables previous, SourceTables current, SourceTables.Table parent,
+            TableId target, String when)
     {
         List<Finding> findings = new ArrayList<>();
         List<SourceTables.Table> before = previous.partitionsOf(parent.oid());
@@ -273,27 +310,42 @@ public final class TableChanges
         Set<Long> afterOids = after.stream().map(SourceTables.Table::oid).collect(Collectors.toSet());
         for (SourceTables.Table attached : after) {
             if (!beforeOids.contains(attached.oid())) {
-                findings.add(new Finding(Kind.STOP, parent.name(), "Partition " + attached.name() + " (" + attached.bound() + ") was attached to source table " + parent.name()
-                        + ", which is published via its root, " + when + ": the rows it held before were not streamed (attaching a partition writes no change events),"
-                        + " so target table " + target + " lacks them. Copy them into " + target + " (e.g. the output of COPY (SELECT * FROM " + attached.name()
-                        + ") TO STDOUT on the source)" + forget(parent.name()) + ", or load every table again (`pgsink reset --config FILE`), then start again."));
+                findings.add(new Finding(Kind.STOP, parent.name(),
+                        "Partition " + attached.name() + " (" + attached.bound() + ") was attached to source table "
+                        + parent.name()
+                        + ", which is published via its root, " + when
+                                + ": the rows it held before were not streamed (attaching a partition writes no "
+                                + "change events),"
+                        + " so target table " + target + " lacks them. Copy them into " + target
+                                + " (e.g. the output of COPY (SELECT * FROM " + attached.name()
+                        + ") TO STDOUT on the source)" + forget(parent.name())
+                                + ", or load every table again (`pgsink reset --config FILE`), then start again."));
             }
         }
         for (SourceTables.Table detached : before) {
             if (!afterOids.contains(detached.oid())) {
-                findings.add(new Finding(Kind.STOP, parent.name(), "Partition " + detached.name() + " (" + detached.bound() + ") was detached from (or dropped with) source table "
-                        + parent.name() + ", which is published via its root, " + when + ": its rows left " + parent.name() + " without change events,"
-                        + " so target table " + target + " still holds them. Delete the rows of that partition bound from " + target + forget(parent.name())
+                findings.add(new Finding(Kind.STOP, parent.name(),
+                        "Partition " + detached.name() + " (" + detached.bound()
+                        + ") was detached from (or dropped with) source table "
+                        + parent.name() + ", which is published via its root, " + when + ": its rows left "
+                                + parent.name() + " without change events,"
+                        + " so target table " + target
+                                + " still holds them. Delete the rows of that partition bound from " + target
+                                + forget(parent.name())
                         + ", or load every table again (`pgsink reset --config FILE`), then start again."));
             }
         }
         return findings;
     }
 
-    /** Once the target is corrected by hand, the stored reading of {@code sourceTable} must go too, or the next start finds the change again. */
+    /**
+     * Once the target is corrected by hand, the stored reading of {@code sourceTable} must go too, or the next start
+     * finds the change again.
+     */
     private String forget(TableId sourceTable)
     {
-        return stored.forgetStatement(sourceTable).map(statement -> " and make pgsink forget the table as it stored it (" + statement + ")").orElse("");
+        return stored.forgetStatement(sourceTable).map(statement
+                -> " and make pgsink forget the table as it stored it (" + statement + ")").orElse("");
     }
 
     private static String renameStatement(TableId from, TableId to)

@@ -53,7 +53,8 @@ public final class TargetReadingStore
         }
         Map<Long, SourceTables.Table> tables = new HashMap<>();
         for (SourceTableStore.StoredTable row : rows) {
-            tables.put(row.oid(), new SourceTables.Table(row.oid(), row.name(), row.partitioned(), row.parentOid(), row.bound().orElse(null), row.identityWithoutKey()));
+            tables.put(row.oid(), new SourceTables.Table(row.oid(), row.name(), row.partitioned(), row.parentOid(),
+                    row.bound().orElse(null), row.identityWithoutKey()));
         }
         return Optional.of(new SourceTables(tables));
     }
@@ -63,7 +64,8 @@ public final class TargetReadingStore
     {
         List<SourceTableStore.StoredTable> rows = captured.byOid().values().stream()
                 .sorted(Comparator.comparingLong(SourceTables.Table::oid))
-                .map(table -> new SourceTableStore.StoredTable(table.oid(), table.name(), table.partitioned(), table.parent(), Optional.ofNullable(table.bound()),
+                .map(table -> new SourceTableStore.StoredTable(table.oid(), table.name(), table.partitioned(),
+                        table.parent(), Optional.ofNullable(table.bound()),
                         table.identityWithoutKey()))
                 .toList();
         call("store the source tables read in", connection -> {
@@ -87,7 +89,8 @@ public final class TargetReadingStore
     public boolean targetRenamed(TableId from, TableId to)
     {
         return call("look up target tables " + from + " and " + to + " in",
-                connection -> !SourceTableStore.targetTableExists(connection, from) && SourceTableStore.targetTableExists(connection, to));
+                connection -> !SourceTableStore.targetTableExists(connection,
+                        from) && SourceTableStore.targetTableExists(connection, to));
     }
 
     @Override
@@ -118,7 +121,8 @@ public final class TargetReadingStore
         }
         catch (SQLException e) {
             close();
-            throw SqlFailures.translate(e, "Cannot " + what + " " + store.qualifiedTable() + " for sink " + config.sinkName());
+            throw SqlFailures.translate(e,
+                    "Cannot " + what + " " + store.qualifiedTable() + " for sink " + config.sinkName());
         }
     }
 
@@ -130,7 +134,8 @@ public final class TargetReadingStore
                 connection.close();
             }
             catch (SQLException e) {
-                log.debug("{} - closing the stored source tables' target connection failed: {}", config.sinkName(), e.toString());
+                log.debug("{} - closing the stored source tables' target connection failed: {}", config.sinkName(),
+                        e.toString());
             }
             connection = null;
         }
