@@ -65,7 +65,7 @@ public final class StandaloneConfig
 {
     private static final Logger log = LoggerFactory.getLogger(StandaloneConfig.class);
 
-    public static final String SOURCE_PREFIX = "source.";
+    public static final String SOURCE_PREFIX = DebeziumProperties.SOURCE_PREFIX;
     public static final String ENVIRONMENT_PREFIX = "PGSINK_";
     /** Keys under these are passed on (Debezium's, the JDBC driver's): a variable in them needs no declared key. */
     static final List<String> PASS_THROUGH_NAMESPACES = List.of(SOURCE_PREFIX, SinkConfig.TARGET_JDBC_PREFIX);
@@ -367,14 +367,7 @@ public final class StandaloneConfig
      */
     public static String identifier(String name)
     {
-        StringBuilder identifier = new StringBuilder();
-        for (char c : name.toLowerCase(Locale.ROOT).toCharArray()) {
-            identifier.append((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ? c : '_');
-        }
-        if (identifier.length() == 0 || identifier.charAt(0) >= '0' && identifier.charAt(0) <= '9') {
-            identifier.insert(0, "pgsink_");
-        }
-        return identifier.length() > 63 ? identifier.substring(0, 63) : identifier.toString();
+        return DebeziumProperties.identifier(name);
     }
 
     public SinkConfig sink()

@@ -5,7 +5,6 @@ import io.debezium.config.Field;
 import io.debezium.connector.postgresql.PostgresConnector;
 import io.debezium.connector.postgresql.PostgresConnectorConfig;
 import io.debezium.embedded.async.AsyncEngineConfig;
-import io.pgsink.connector.standalone.config.StandaloneConfig;
 import io.pgsink.connector.standalone.source.CapturedTables;
 import io.pgsink.core.ConfigProblem;
 import io.pgsink.core.FlushPolicy;
@@ -35,6 +34,9 @@ public final class DebeziumProperties
      * the lossless one, so each value reaches the target as PostgreSQL would print it.
      */
     public static final Map<String, String> DEFAULTS;
+
+    /** The prefix of the Debezium keys in pgsink's configuration file. */
+    public static final String SOURCE_PREFIX = "source.";
 
     /** Debezium settings the service owns: offsets live in the target, written with the data. */
     public static final Set<String> OWNED = Set.of("offset.storage", "offset.flush.interval.ms", "offset.commit.policy",
@@ -102,7 +104,7 @@ public final class DebeziumProperties
         Map<String, String> debezium = new TreeMap<>();
         for (String owned : OWNED) {
             if (source.containsKey(owned)) {
-                problems.add(ConfigProblem.invalid(StandaloneConfig.SOURCE_PREFIX + owned, source.get(owned), false,
+                problems.add(ConfigProblem.invalid(SOURCE_PREFIX + owned, source.get(owned), false,
                         "pgsink owns it (offsets are stored in the target's offsets table, in the transaction that "
                                 + "applies the data, and the engine is named after sink.name); remove it"));
             }
@@ -110,12 +112,12 @@ public final class DebeziumProperties
         NAMES.forEach((key, what) -> {
             String value = source.get(key);
             if (value != null && value.isBlank()) {
-                problems.add(ConfigProblem.invalid(StandaloneConfig.SOURCE_PREFIX + key, value, false,
+                problems.add(ConfigProblem.invalid(SOURCE_PREFIX + key, value, false,
                         "must not be empty: it names " + what
                         + (key.equals(DATABASE_NAME) ? "" : "; remove the key for pgsink's default (from sink.name)")));
             }
         });
-        String identifier = StandaloneConfig.identifier(sinkName);
+        String identifier = identifier(sinkName);
         debezium.put("name", sinkName);
         debezium.put("topic.prefix", identifier);
         debezium.put("slot.name", identifier);
@@ -166,7 +168,7 @@ public final class DebeziumProperties
         }
         Configuration configuration = Configuration.from(debezium);
         configuration.validate(PostgresConnectorConfig.ALL_FIELDS, (field, value, problem) -> {
-            String key = StandaloneConfig.SOURCE_PREFIX + field.name();
+            String key = SOURCE_PREFIX + field.name();
             if (reported.contains(key)) {
                 // one problem per key: pgsink's words (a regular-expression list, an empty name) say it already
                 return;
@@ -185,12 +187,12 @@ public final class DebeziumProperties
             boolean passThrough = PASS_THROUGH_PREFIXES.stream().anyMatch(key::startsWith)
                     || converterNames.stream().anyMatch(name -> !name.isBlank() && key.startsWith(name.trim() + "."));
             if (!known.contains(key) && !passThrough && !OWNED.contains(key)) {
-                problems.add(ConfigProblem.unknown(StandaloneConfig.SOURCE_PREFIX + key,
+                problems.add(ConfigProblem.unknown(SOURCE_PREFIX + key,
                         "not a setting of the Debezium PostgreSQL connector or engine"));
             }
         }
         if (!debezium.get("connector.class").equals(PostgresConnector.class.getName())) {
-            problems.add(ConfigProblem.invalid(StandaloneConfig.SOURCE_PREFIX + "connector.class",
+            problems.add(ConfigProblem.invalid(SOURCE_PREFIX + "connector.class",
                     debezium.get("connector.class"), false, "the standalone service reads PostgreSQL; use "
                     + PostgresConnector.class.getName()));
         }
@@ -218,5 +220,20 @@ public final class DebeziumProperties
 
     private DebeziumProperties()
     {
+    }
+
+    /**
+     * A name usable as a replication slot, publication and topic prefix: lower case letters, digits and underscores.
+     */
+    public static String identifier(String name)
+    {
+        StringBuilder identifier = new StringBuilder();
+        for (char c : name.toLowerCase(Locale.ROOT).toCharArray()) {
+            identifier.append((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ? c : '_');
+        }
+        if (identifier.length() == 0 || identifier.charAt(0) >= '0' && identifier.charAt(0) <= '9') {
+            identifier.insert(0, "pgsink_");
+        }
+        return identifier.length() > 63 ? identifier.substring(0, 63) : identifier.toString();
     }
 }
