@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.debezium.config.Configuration;
 import io.debezium.connector.postgresql.PostgresConnectorConfig;
 import io.pgsink.connector.kafka.KafkaSinkConfig;
-import io.pgsink.connector.standalone.StandaloneConfig;
+import io.pgsink.connector.standalone.config.StandaloneConfig;
 import io.pgsink.core.change.TableId;
 import io.pgsink.core.config.SinkConfig;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package io.pgsink.reference;
 
-import io.pgsink.connector.standalone.PgsinkCommand;
+import io.pgsink.connector.standalone.cli.PgsinkCommand;
 import picocli.CommandLine;
 
 import java.nio.file.Path;

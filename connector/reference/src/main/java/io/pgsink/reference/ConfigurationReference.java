@@ -1,7 +1,7 @@
 package io.pgsink.reference;
 
 import io.pgsink.connector.kafka.KafkaSinkConfig;
-import io.pgsink.connector.standalone.StandaloneConfig;
+import io.pgsink.connector.standalone.config.StandaloneConfig;
 import io.pgsink.core.config.SinkConfig;
 import io.pgsink.core.config.definition.ConfigKey;
 import io.pgsink.core.config.definition.ConfigType;

@@ -1,6 +1,6 @@
 package io.pgsink.reference;
 
-import io.pgsink.connector.standalone.ExportedMetrics;
+import io.pgsink.connector.standalone.monitoring.ExportedMetrics;
 
 import java.nio.file.Path;
 import java.util.ArrayList;

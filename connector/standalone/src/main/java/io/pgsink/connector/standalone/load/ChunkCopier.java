@@ -36,7 +36,8 @@ final class ChunkCopier
     private final LoadProgressLog progress;
     private final LoadListener listener;
 
-    ChunkCopier(LoadSettings.SourceConnector source, TargetConnector target, ExportedSnapshot snapshot, String snapshotText, LoadProgressStore progressStore, LoadProgressLog progress,
+    ChunkCopier(LoadSettings.SourceConnector source, TargetConnector target, ExportedSnapshot snapshot,
+            String snapshotText, LoadProgressStore progressStore, LoadProgressLog progress,
             LoadListener listener)
     {
         this.source = requireNonNull(source, "source is null");
@@ -74,8 +75,10 @@ final class ChunkCopier
     {
         LoadTable table = chunk.table();
         try {
-            CopyPipe.Result result = pipe.pipe(reader, table.copyOut(chunk.index()), writer, table.copyIn(), bytes -> progress.bytesSent(table.id(), bytes));
-            progressStore.chunkLoaded(writer, table.id(), chunk.index(), table.chunks(), result.rows(), result.bytes(), snapshot.lsn(), snapshotText);
+            CopyPipe.Result result = pipe.pipe(reader, table.copyOut(chunk.index()), writer, table.copyIn(),
+                    bytes -> progress.bytesSent(table.id(), bytes));
+            progressStore.chunkLoaded(writer, table.id(), chunk.index(), table.chunks(), result.rows(), result.bytes(),
+                    snapshot.lsn(), snapshotText);
             writer.commit();
             progress.chunkLoaded(table.id(), result.rows());
             listener.chunkLoaded(table.id(), result.rows(), result.bytes());
@@ -89,7 +92,9 @@ final class ChunkCopier
             }
             if (e instanceof SQLException sql) {
                 // the COPY line and column, never the value
-                throw new SinkException(SqlFailures.classify(sql), "Initial load of " + table.id() + " into " + table.target() + " failed in chunk " + (chunk.index() + 1)
+                throw new SinkException(SqlFailures.classify(sql),
+                        "Initial load of " + table.id() + " into " + table.target() + " failed in chunk "
+                        + (chunk.index() + 1)
                         + " of " + table.chunks() + ": " + SqlFailures.describeCopy(sql), sql);
             }
             throw e;

@@ -75,7 +75,8 @@ final class ExportedSnapshot
             if (failover) {
                 return createFailover(replication, slotName, temporary);
             }
-            ChainedLogicalCreateSlotBuilder builder = replication.unwrap(PGConnection.class).getReplicationAPI().createReplicationSlot().logical()
+            ChainedLogicalCreateSlotBuilder builder =
+                    replication.unwrap(PGConnection.class).getReplicationAPI().createReplicationSlot().logical()
                     .withSlotName(slotName)
                     .withOutputPlugin("pgoutput");
             if (temporary) {
@@ -85,7 +86,8 @@ final class ExportedSnapshot
             if (slot.getSnapshotName() == null) {
                 throw new SQLException("The source exported no snapshot when creating replication slot " + slotName);
             }
-            log.info("created {}replication slot {} at {} with exported snapshot {}", temporary ? "temporary " : "", slotName, slot.getConsistentPoint(), slot.getSnapshotName());
+            log.info("created {}replication slot {} at {} with exported snapshot {}", temporary ? "temporary " : "",
+                    slotName, slot.getConsistentPoint(), slot.getSnapshotName());
             return new ExportedSnapshot(replication, slot.getSnapshotName(), slot.getConsistentPoint().asString());
         }
         catch (SQLException | RuntimeException e) {
@@ -132,7 +134,8 @@ final class ExportedSnapshot
     static java.util.Optional<Boolean> slotActive(Connection connection, String slotName)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT active FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
+        try (PreparedStatement statement =
+                connection.prepareStatement("SELECT active FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
             statement.setString(1, slotName);
             try (ResultSet rows = statement.executeQuery()) {
                 return rows.next() ? java.util.Optional.of(rows.getBoolean(1)) : java.util.Optional.empty();
@@ -143,7 +146,8 @@ final class ExportedSnapshot
     static void dropSlot(Connection connection, String slotName)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT pg_catalog.pg_drop_replication_slot(?)")) {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT pg_catalog.pg_drop_replication_slot(?)"))
+                {
             statement.setString(1, slotName);
             statement.execute();
         }

@@ -99,7 +99,8 @@ public final class InitialLoad
             if (progress.complete() && !positionsStored && !slotExists()) {
                 // loaded, but the slot the stream was to start from is gone (dropped, or pgsink reset):
                 // the changes since the load are lost to it, so the load starts over at a new slot
-                log.warn("{} - the initial load completed, but replication slot {} is gone and no stream position is stored: loading again", name, settings.slotName());
+                log.warn("{} - the initial load completed, but replication slot {} is gone and no stream position is "
+                        + "stored: loading again", name, settings.slotName());
                 progressStore.clear(target);
                 target.commit();
                 progress = progressStore.read(target);
@@ -131,21 +132,27 @@ public final class InitialLoad
         try (Connection admin = settings.source().connect("pgsink initial load", false)) {
             Optional<Boolean> slotActive = ExportedSnapshot.slotActive(admin, settings.slotName());
             if (slotActive.orElse(false)) {
-                throw new SinkException(ErrorCode.TRANSIENT, "Replication slot " + settings.slotName() + " is in use by another connection; the initial load waits for it to be released");
+                throw new SinkException(ErrorCode.TRANSIENT,
+                        "Replication slot " + settings.slotName()
+                        + " is in use by another connection; the initial load waits for it to be released");
             }
             resume = progress.startLsn().isPresent() && slotActive.isPresent();
             if (resume) {
-                log.info("{} - resuming the initial load started at {}: tables loaded completely stay, the others are loaded again at a new snapshot", name, progress.startLsn().get());
+                log.info("{} - resuming the initial load started at {}: tables loaded completely stay, the others are "
+                        + "loaded again at a new snapshot", name, progress.startLsn().get());
                 // unique: the temporary slot of a killed run may linger until the server notices its connection is gone
-                String prefix = settings.slotName().length() > 50 ? settings.slotName().substring(0, 50) : settings.slotName();
-                String temporary = prefix + "_load_" + String.format("%06x", ThreadLocalRandom.current().nextInt(1 << 24));
+                String prefix = settings.slotName().length() > 50 ? settings.slotName().substring(0,
+                        50) : settings.slotName();
+                String temporary = prefix + "_load_" + String.format("%06x",
+                        ThreadLocalRandom.current().nextInt(1 << 24));
                 snapshot = ExportedSnapshot.create(settings.source().connect("pgsink initial load", true), temporary,
                         true, false,
                         settings.slotCreationTimeoutMillis());
             }
             else {
                 if (slotActive.isPresent()) {
-                    log.warn("{} - replication slot {} exists but no load or stream position of this sink is stored in the target: dropping it to start the load at a new slot",
+                    log.warn("{} - replication slot {} exists but no load or stream position of this sink is stored "
+                            + "in the target: dropping it to start the load at a new slot",
                             name, settings.slotName());
                     ExportedSnapshot.dropSlot(admin, settings.slotName());
                 }
@@ -164,7 +171,9 @@ public final class InitialLoad
                 sources = SourceCatalog.read(reader, settings.captured());
                 snapshotText = SourceCatalog.snapshot(reader);
                 tidRanges = SourceCatalog.scansTidRanges(reader);
-                sameServers = dialect.equals(Dialect.POSTGRESQL) && reader.getMetaData().getDatabaseMajorVersion() == target.getMetaData().getDatabaseMajorVersion();
+                sameServers = dialect.equals(Dialect.POSTGRESQL)
+                        && reader.getMetaData().getDatabaseMajorVersion() ==
+                        target.getMetaData().getDatabaseMajorVersion();
                 reader.commit();
             }
             List<LoadTable> plans = new ArrayList<>();
@@ -188,11 +197,13 @@ public final class InitialLoad
                             : "");
                 }
                 LoadFormat format = settings.format().forTable(source.builtInTypes(), sameServers);
-                plans.add(LoadTable.plan(source, projection, targetTable, format, settings.chunkBytes(), tidRanges, settings.sink().appendOnlyWithoutKey()));
+                plans.add(LoadTable.plan(source, projection, targetTable, format, settings.chunkBytes(), tidRanges,
+                        settings.sink().appendOnlyWithoutKey()));
             }
             target.commit();
             List<LoadTable> toLoad = resume ? incomplete(plans, progress) : plans;
-            List<TableId> targets = new ArrayList<>(new LinkedHashSet<>(toLoad.stream().map(LoadTable::target).toList()));
+            List<TableId> targets = new ArrayList<>(new
+                    LinkedHashSet<>(toLoad.stream().map(LoadTable::target).toList()));
             if (resume) {
                 progressStore.forget(target, toLoad.stream().map(LoadTable::id).toList());
             }
@@ -214,8 +225,10 @@ public final class InitialLoad
             }
             target.commit();
             long binary = toLoad.stream().filter(plan -> plan.format() == LoadFormat.BINARY).count();
-            log.info("{} - initial load of {} table(s) into {} at {} ({} already loaded), {} chunk(s), parallelism {}, {} in binary format, {} in text format (initial.load.copy.format {})", name, toLoad.size(),
-                    settings.sink().targetUrl(), snapshot.lsn(), plans.size() - toLoad.size(), toLoad.stream().mapToInt(LoadTable::chunks).sum(), settings.parallelism(), binary,
+            log.info("{} - initial load of {} table(s) into {} at {} ({} already loaded), {} chunk(s), parallelism "
+                    + "{}, {} in binary format, {} in text format (initial.load.copy.format {})", name, toLoad.size(),
+                    settings.sink().targetUrl(), snapshot.lsn(), plans.size() - toLoad.size(),
+                            toLoad.stream().mapToInt(LoadTable::chunks).sum(), settings.parallelism(), binary,
                     toLoad.size() - binary, settings.format().name().toLowerCase());
             copy(toLoad, snapshot, snapshotText);
             progressStore.completed(target);
@@ -260,15 +273,18 @@ public final class InitialLoad
                     }
                 });
         int workers = Math.max(1, Math.min(settings.parallelism(), queue.size()));
-        ChunkCopier copier = new ChunkCopier(settings.source(), targetConnector, snapshot, snapshotText, progressStore, progress, listener);
-        ExecutorService executor = Executors.newFixedThreadPool(workers, runnable -> new Thread(runnable, "pgsink-load-" + name));
+        ChunkCopier copier = new ChunkCopier(settings.source(), targetConnector, snapshot, snapshotText, progressStore,
+                progress, listener);
+        ExecutorService executor = Executors.newFixedThreadPool(workers, runnable -> new Thread(runnable,
+                "pgsink-load-" + name));
         ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "pgsink-load-progress");
             thread.setDaemon(true);
             return thread;
         });
         if (settings.progressIntervalMillis() > 0) {
-            reporter.scheduleAtFixedRate(progress::log, settings.progressIntervalMillis(), settings.progressIntervalMillis(), TimeUnit.MILLISECONDS);
+            reporter.scheduleAtFixedRate(progress::log, settings.progressIntervalMillis(),
+                    settings.progressIntervalMillis(), TimeUnit.MILLISECONDS);
         }
         Map<Future<?>, Integer> futures = new HashMap<>();
         try {

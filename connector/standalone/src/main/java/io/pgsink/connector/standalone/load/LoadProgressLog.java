@@ -44,7 +44,8 @@ final class LoadProgressLog
         counters.rows.addAndGet(rows);
         if (counters.chunksDone.incrementAndGet() == counters.load.chunks()) {
             double seconds = Math.max(1e-3, (System.nanoTime() - startNanos) / 1e9);
-            log.info("{} - initial load of {} complete: {} rows, {} MB in {} s since the load started", sinkName, table, counters.rows.get(),
+            log.info("{} - initial load of {} complete: {} rows, {} MB in {} s since the load started", sinkName, table,
+                    counters.rows.get(),
                     counters.bytes.get() / 1_000_000, Math.round(seconds));
         }
     }
@@ -73,8 +74,10 @@ final class LoadProgressLog
                 double fraction = Math.min(0.99, (double) rows / estimated);
                 eta = Math.round(elapsed * (1 - fraction) / fraction) + " s";
             }
-            log.info("{} - initial load of {}: {} of ~{} rows, {} MB, {} rows/s, {} MB/s, {}/{} chunks, about {} left", sinkName, entry.getKey(), rows,
-                    Math.max(estimated, 0), bytes / 1_000_000, rowRate, byteRate / 1_000_000, done, counters.load.chunks(), eta);
+            log.info("{} - initial load of {}: {} of ~{} rows, {} MB, {} rows/s, {} MB/s, {}/{} chunks, about {} left",
+                    sinkName, entry.getKey(), rows,
+                    Math.max(estimated, 0), bytes / 1_000_000, rowRate, byteRate / 1_000_000, done,
+                            counters.load.chunks(), eta);
         }
     }
 
@@ -87,7 +90,8 @@ final class LoadProgressLog
             bytes += counters.bytes.get();
         }
         double seconds = Math.max(1e-3, (System.nanoTime() - startNanos) / 1e9);
-        log.info("{} - initial load complete: {} tables, {} rows, {} MB in {} s ({} rows/s)", sinkName, tables.size(), rows, bytes / 1_000_000,
+        log.info("{} - initial load complete: {} tables, {} rows, {} MB in {} s ({} rows/s)", sinkName, tables.size(),
+                rows, bytes / 1_000_000,
                 String.format("%.1f", seconds), Math.round(rows / seconds));
     }
 

@@ -16,7 +16,8 @@ import static java.util.Objects.requireNonNull;
  * @param source opens connections to the source
  * @param slotName the replication slot Debezium streams from
  * @param publicationName the publication Debezium streams
- * @param publicationAutoCreate Debezium's {@code publication.autocreate.mode}: {@code all_tables}, {@code filtered}, {@code disabled} or {@code no_tables}
+ * @param publicationAutoCreate Debezium's {@code publication.autocreate.mode}: {@code all_tables}, {@code filtered},
+ * {@code disabled} or {@code no_tables}
  * @param captured which tables and columns Debezium captures
  * @param routing the target table of a source table
  * @param parallelism how many chunks are copied at once
@@ -46,7 +47,9 @@ public record LoadSettings(
      * defaults ({@code DateStyle ISO}, {@code IntervalStyle postgres}, UTC, all float digits, hex
      * bytea): the initial load's text COPY and {@code pgsink verify}'s row texts use them.
      */
-    public static final String SESSION_SETTINGS = "SET DateStyle = 'ISO, MDY'; SET IntervalStyle = 'postgres'; SET TimeZone = 'UTC'; SET extra_float_digits = 3; SET bytea_output = 'hex'";
+    public static final String SESSION_SETTINGS =
+            "SET DateStyle = 'ISO, MDY'; SET IntervalStyle = 'postgres'; SET TimeZone = 'UTC'; SET extra_float_digits "
+            + "= 3; SET bytea_output = 'hex'";
 
     public LoadSettings
     {
@@ -60,7 +63,10 @@ public record LoadSettings(
         requireNonNull(format, "format is null");
     }
 
-    /** Opens source connections; a replication connection speaks the replication protocol ({@code replication=database}). */
+    /**
+     * Opens source connections; a replication connection speaks the replication protocol ({@code
+     * replication=database}).
+     */
     public interface SourceConnector
     {
         Connection connect(String applicationName, boolean replication)

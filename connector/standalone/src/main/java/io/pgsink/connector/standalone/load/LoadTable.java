@@ -26,7 +26,8 @@ import static java.util.Objects.requireNonNull;
  * give it, and a value the target type cannot take fails the chunk with the COPY line and column,
  * as it would fail a flush. Binary COPY needs identical types, else the table goes as text.
  */
-record LoadTable(SourceTable source, TableId target, List<String> columns, List<String> targetColumns, LoadFormat format, List<String> chunkConditions)
+record LoadTable(SourceTable source, TableId target, List<String> columns, List<String> targetColumns,
+        LoadFormat format, List<String> chunkConditions)
 {
     LoadTable
     {
@@ -35,7 +36,8 @@ record LoadTable(SourceTable source, TableId target, List<String> columns, List<
         columns = List.copyOf(columns);
         targetColumns = List.copyOf(targetColumns);
         if (columns.size() != targetColumns.size()) {
-            throw new IllegalArgumentException("columns " + columns + " and target columns " + targetColumns + " differ in number");
+            throw new IllegalArgumentException("columns " + columns + " and target columns " + targetColumns
+                    + " differ in number");
         }
         requireNonNull(format, "format is null");
         if (format == LoadFormat.AUTO) {
@@ -59,11 +61,14 @@ record LoadTable(SourceTable source, TableId target, List<String> columns, List<
      * @param tidRanges whether the source scans {@code ctid} ranges (PostgreSQL 14+); without, a table is one chunk
      * @throws SinkException ({@link ErrorCode#SCHEMA_MISMATCH}) naming every column that cannot be loaded
      */
-    static LoadTable plan(SourceTable source, ColumnProjection projection, TargetTable target, LoadFormat requested, long chunkBytes, boolean tidRanges, boolean keylessAllowed)
+    static LoadTable plan(SourceTable source, ColumnProjection projection, TargetTable target, LoadFormat requested,
+            long chunkBytes, boolean tidRanges, boolean keylessAllowed)
     {
         TableId id = source.schema().table();
         if (!source.schema().hasKey() && !keylessAllowed) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Source table " + id + " has no primary key: set tables.without.key=append-only to copy it (and then apply only its inserts),"
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH,
+                    "Source table " + id + " has no primary key: set tables.without.key=append-only to copy it (and "
+                    + "then apply only its inserts),"
                     + " or exclude it from the captured tables");
         }
         List<String> problems = new ArrayList<>();
@@ -75,7 +80,8 @@ record LoadTable(SourceTable source, TableId target, List<String> columns, List<
             ColumnSchema column = written.get(i);
             Optional<TargetColumn> targetColumn = target.column(column.name());
             if (targetColumn.isEmpty()) {
-                problems.add("column " + quote(column.name()) + " (" + column.typeName() + ") is missing in the target");
+                problems.add("column " + quote(column.name()) + " (" + column.typeName()
+                        + ") is missing in the target");
                 continue;
             }
             if (targetColumn.get().generated()) {
@@ -89,14 +95,20 @@ record LoadTable(SourceTable source, TableId target, List<String> columns, List<
             targetColumns.add(column.name());
         }
         if (!problems.isEmpty()) {
-            throw new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot load " + id + " into " + target.id() + ": " + String.join("; ", problems)
-                    + ". Make the target column types match the source (or let schema.evolution=add-columns create the table), then restart.");
+            throw new SinkException(ErrorCode.SCHEMA_MISMATCH,
+                    "Cannot load " + id + " into " + target.id() + ": " + String.join("; ", problems)
+                    + ". Make the target column types match the source (or let schema.evolution=add-columns create "
+                            + "the table), then restart.");
         }
         LoadFormat format = requested == LoadFormat.BINARY && !identical ? LoadFormat.TEXT : requested;
-        return new LoadTable(source, target.id(), columns, targetColumns, format, chunkConditions(source.bytes(), chunkBytes, tidRanges));
+        return new LoadTable(source, target.id(), columns, targetColumns, format, chunkConditions(source.bytes(),
+                chunkBytes, tidRanges));
     }
 
-    /** {@code ctid} conditions that split {@code bytes} of heap into chunks of {@code chunkBytes}; the last is open-ended. */
+    /**
+     * {@code ctid} conditions that split {@code bytes} of heap into chunks of {@code chunkBytes}; the last is
+     * open-ended.
+     */
     static List<String> chunkConditions(long bytes, long chunkBytes, boolean tidRanges)
     {
         long blockSize = 8192;
@@ -138,7 +150,8 @@ record LoadTable(SourceTable source, TableId target, List<String> columns, List<
     /** {@code COPY target (...) FROM STDIN}. */
     String copyIn()
     {
-        return "COPY " + quote(target.schema()) + "." + quote(target.table()) + " (" + columnList(targetColumns) + ") FROM STDIN" + format.option();
+        return "COPY " + quote(target.schema()) + "." + quote(target.table()) + " (" + columnList(targetColumns)
+                + ") FROM STDIN" + format.option();
     }
 
     private static String columnList(List<String> columns)

@@ -50,10 +50,14 @@ public final class LoadedChanges
         return new LoadedChanges(cuts);
     }
 
-    /** Whether {@code record} is a change the load already copied (never a snapshot read, never a record without source information). */
+    /**
+     * Whether {@code record} is a change the load already copied (never a snapshot read, never a record without source
+     * information).
+     */
     public boolean covers(SourceRecord record)
     {
-        if (cuts.isEmpty() || !(record.value() instanceof Struct envelope) || envelope.schema().field("source") == null || envelope.schema().field("op") == null) {
+        if (cuts.isEmpty() || !(record.value() instanceof Struct envelope) || envelope.schema().field("source") == null
+                || envelope.schema().field("op") == null) {
             return false;
         }
         if ("r".equals(envelope.getString("op"))) {
@@ -80,7 +84,8 @@ public final class LoadedChanges
         static Cut parse(String lsn, String snapshot)
         {
             String[] parts = snapshot.split(":", -1);
-            int[] inProgress = parts.length < 3 || parts[2].isEmpty() ? new int[0] : Arrays.stream(parts[2].split(",")).mapToInt(xid -> (int) Long.parseLong(xid)).toArray();
+            int[] inProgress = parts.length < 3 || parts[2].isEmpty() ? new int[0]
+                    : Arrays.stream(parts[2].split(",")).mapToInt(xid -> (int) Long.parseLong(xid)).toArray();
             Arrays.sort(inProgress);
             return new Cut(parseLsn(lsn), (int) Long.parseLong(parts[0]), (int) Long.parseLong(parts[1]), inProgress);
         }

@@ -25,7 +25,8 @@ final class Publications
     static void ensure(Connection connection, LoadSettings settings)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM pg_catalog.pg_publication WHERE pubname = ?")) {
+        try (PreparedStatement statement =
+                connection.prepareStatement("SELECT 1 FROM pg_catalog.pg_publication WHERE pubname = ?")) {
             statement.setString(1, settings.publicationName());
             try (ResultSet rows = statement.executeQuery()) {
                 if (rows.next()) {
@@ -40,13 +41,16 @@ final class Publications
                 List<SourceTable> tables = SourceCatalog.read(connection, settings.captured());
                 if (!tables.isEmpty()) {
                     StringJoiner list = new StringJoiner(", ", " FOR TABLE ", "");
-                    tables.forEach(table -> list.add(quote(table.schema().table().schema()) + "." + quote(table.schema().table().table())));
+                    tables.forEach(table -> list.add(quote(table.schema().table().schema()) + "."
+                            + quote(table.schema().table().table())));
                     create += list;
                 }
             }
             case "no_tables" -> {
             }
-            default -> throw new SinkException(ErrorCode.CONFIG, "Publication " + settings.publicationName() + " does not exist and source.publication.autocreate.mode="
+            default -> throw new SinkException(ErrorCode.CONFIG,
+                    "Publication " + settings.publicationName()
+                    + " does not exist and source.publication.autocreate.mode="
                     + settings.publicationAutoCreate() + " says not to create it: create it before the initial load");
         }
         if (settings.captured().viaPartitionRoot()) {

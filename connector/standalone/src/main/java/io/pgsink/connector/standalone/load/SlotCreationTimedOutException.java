@@ -12,6 +12,7 @@ public final class SlotCreationTimedOutException
 {
     SlotCreationTimedOutException(String slotName, long timeoutMillis, Throwable cause)
     {
-        super("Creating replication slot " + slotName + " did not finish within " + timeoutMillis + " ms", "57014", cause);
+        super("Creating replication slot " + slotName + " did not finish within " + timeoutMillis + " ms", "57014",
+                cause);
     }
 }

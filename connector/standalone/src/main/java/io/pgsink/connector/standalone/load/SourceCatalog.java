@@ -34,24 +34,32 @@ public final class SourceCatalog
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             WHERE c.relkind = 'r' AND c.relpersistence = 'p'
-              AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%'
+              AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'
+                  AND n.nspname NOT LIKE 'pg\\_temp%'
             ORDER BY n.nspname, c.relname""";
 
-    /** With {@code publish_via_partition_root} (PostgreSQL 13+): partitioned roots instead of their partitions, sized by their leaves. */
+    /**
+     * With {@code publish_via_partition_root} (PostgreSQL 13+): partitioned roots instead of their partitions, sized by
+     * their leaves.
+     */
     @Language("SQL")
     private static final String TABLES_VIA_PARTITION_ROOT = """
             SELECT c.oid, n.nspname, c.relname,
                    CASE WHEN c.relkind = 'p'
-                        THEN (SELECT coalesce(sum(pg_catalog.pg_relation_size(t.relid)), 0) FROM pg_catalog.pg_partition_tree(c.oid) t WHERE t.isleaf)::bigint
+                        THEN (SELECT coalesce(sum(pg_catalog.pg_relation_size(t.relid)), 0)
+                            FROM pg_catalog.pg_partition_tree(c.oid) t WHERE t.isleaf)::bigint
                         ELSE pg_catalog.pg_relation_size(c.oid) END,
                    CASE WHEN c.relkind = 'p'
-                        THEN (SELECT coalesce(sum(greatest(l.reltuples, 0)), 0) FROM pg_catalog.pg_partition_tree(c.oid) t JOIN pg_catalog.pg_class l ON l.oid = t.relid WHERE t.isleaf)::bigint
+                        THEN (SELECT coalesce(sum(greatest(l.reltuples, 0)), 0)
+                            FROM pg_catalog.pg_partition_tree(c.oid) t JOIN pg_catalog.pg_class l ON l.oid = t.relid
+                            WHERE t.isleaf)::bigint
                         ELSE c.reltuples::bigint END,
                    c.relkind = 'p'
             FROM pg_catalog.pg_class c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relpersistence = 'p'
-              AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%'
+              AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'
+                  AND n.nspname NOT LIKE 'pg\\_temp%'
             ORDER BY n.nspname, c.relname""";
 
     private SourceCatalog() {}
@@ -70,10 +78,13 @@ public final class SourceCatalog
         boolean viaRoot = filter.viaPartitionRoot();
         boolean generatedColumns = connection.getMetaData().getDatabaseMajorVersion() >= 12;
         @Language("SQL")
-        String columns = "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), NOT a.attnotnull, a.atttypid < " + FIRST_GENBKI_OBJECT_ID + " FROM pg_catalog.pg_attribute a"
-                + " WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped" + (generatedColumns ? " AND a.attgenerated = ''" : "") + " ORDER BY a.attnum";
+        String columns = "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), NOT a.attnotnull, "
+                + "a.atttypid < " + FIRST_GENBKI_OBJECT_ID + " FROM pg_catalog.pg_attribute a"
+                + " WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped" + (generatedColumns
+                        ? " AND a.attgenerated = ''" : "") + " ORDER BY a.attnum";
         List<SourceTable> tables = new ArrayList<>();
-        try (PreparedStatement statement = connection.prepareStatement(filter.viaPartitionRoot() ? TABLES_VIA_PARTITION_ROOT : TABLES); ResultSet rows = statement.executeQuery()) {
+        try (PreparedStatement statement = connection.prepareStatement(filter.viaPartitionRoot()
+                ? TABLES_VIA_PARTITION_ROOT : TABLES); ResultSet rows = statement.executeQuery()) {
             while (rows.next()) {
                 TableId id = TableId.of(rows.getString(2), rows.getString(3));
                 if (!filter.capturesTable(id.schema(), id.table())) {
@@ -88,7 +99,8 @@ public final class SourceCatalog
                         while (columnRows.next()) {
                             String name = columnRows.getString(1);
                             if (filter.capturesColumn(id.schema(), id.table(), name)) {
-                                tableColumns.add(new ColumnSchema(name, columnRows.getString(2), columnRows.getBoolean(3)));
+                                tableColumns.add(new ColumnSchema(name, columnRows.getString(2),
+                                        columnRows.getBoolean(3)));
                                 builtInTypes &= columnRows.getBoolean(4);
                             }
                         }
@@ -99,7 +111,8 @@ public final class SourceCatalog
                 if (tableColumns.isEmpty()) {
                     continue;
                 }
-                tables.add(new SourceTable(new TableSchema(id, tableColumns, key), rows.getLong(4), rows.getLong(5), viaRoot && rows.getBoolean(6), builtInTypes));
+                tables.add(new SourceTable(new TableSchema(id, tableColumns, key), rows.getLong(4), rows.getLong(5),
+                        viaRoot && rows.getBoolean(6), builtInTypes));
             }
         }
         return tables;
@@ -109,7 +122,9 @@ public final class SourceCatalog
     static String snapshot(Connection connection)
             throws SQLException
     {
-        try (PreparedStatement statement = connection.prepareStatement("SELECT pg_catalog.txid_current_snapshot()::text"); ResultSet rows = statement.executeQuery()) {
+        try (PreparedStatement statement =
+                connection.prepareStatement("SELECT pg_catalog.txid_current_snapshot()::text"); ResultSet rows =
+                statement.executeQuery()) {
             rows.next();
             return rows.getString(1);
         }

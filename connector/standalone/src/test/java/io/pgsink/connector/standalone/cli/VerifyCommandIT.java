@@ -1,0 +1,496 @@
+package io.pgsink.connector.standalone.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pgsink.connector.standalone.service.RunningService;
+import io.pgsink.connector.standalone.service.TestingDatabase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code pgsink verify} through the command line, against a source and a target the standalone
+ * service streamed: divergences made by hand on the target are named key by key, and nothing else.
+ */
+class VerifyCommandIT
+{
+    private static final Duration CATCH_UP = Duration.ofSeconds(90);
+    private static final String ORDERS = "SELECT * FROM public.orders ORDER BY id";
+    private static final String ITEMS = "SELECT * FROM public.items ORDER BY 1, 2";
+
+    @TempDir
+    Path directory;
+    private TestingDatabase source;
+    private TestingDatabase target;
+    private String sinkName;
+
+    @BeforeEach
+    void createDatabases()
+            throws Exception
+    {
+        source = TestingDatabase.create("pgsink_verify_source");
+        target = TestingDatabase.create("pgsink_verify_target");
+        sinkName = TestingDatabase.randomName("verify");
+        source.execute(
+                "CREATE TABLE public.orders (id bigint PRIMARY KEY, status text NOT NULL, amount "
+                        + "numeric(12,2), note text)",
+                "CREATE TABLE public.items (\"Order\" bigint, line int, sku text, PRIMARY KEY (\"Order\", line))",
+                "INSERT INTO public.orders SELECT g, 'new', g * 1.5, NULL FROM generate_series(1, 2500) g",
+                "UPDATE public.orders SET note = (SELECT string_agg(md5(g::text), '') FROM "
+                        + "generate_series(1, 300) g) WHERE id = 30",
+                "INSERT INTO public.items SELECT g / 3, g % 3, 'sku-' || g FROM generate_series(3, 300) g");
+    }
+
+    @AfterEach
+    void dropDatabases()
+            throws Exception
+    {
+        source.close();
+        target.close();
+    }
+
+    private Map<String, String> configuration()
+    {
+        Map<String, String> properties = new HashMap<>();
+        properties.putAll(source.sourceProperties());
+        properties.putAll(target.targetProperties());
+        properties.put("source.table.include.list", "public.orders,public.items");
+        properties.put("source.publication.autocreate.mode", "filtered");
+        properties.put("sink.name", sinkName);
+        properties.put("schema.evolution", "add-columns");
+        properties.put("flush.interval.ms", "100");
+        properties.put("http.port", "-1");
+        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
+        return properties;
+    }
+
+    private void awaitEqual(RunningService running, String query)
+    {
+        RunningService.await("target to equal source: " + query, CATCH_UP, () -> {
+            running.assertRunning();
+            assertThat(target.query(query)).isEqualTo(source.query(query));
+        });
+    }
+
+    /** Waits until the service streams the live workload's changes. */
+    private void awaitStreaming(RunningService running)
+    {
+        RunningService.await("the service to stream the live workload", CATCH_UP, () -> {
+            running.assertRunning();
+            assertThat(source.query("SELECT active FROM pg_replication_slots WHERE slot_name = '" + sinkName
+                    + "'")).containsExactly(List.of("t"));
+            assertThat(target.query("SELECT count(*) FROM public.pgsink_offsets WHERE sink_name = '" + sinkName
+                    + "'")).containsExactly(List.of("1"));
+        });
+    }
+
+    /** Streams the source into the target, until both tables are equal, then stops the service. */
+    private void streamAndStop(Map<String, String> properties)
+    {
+        try (RunningService running = RunningService.start(properties)) {
+            awaitEqual(running, ORDERS);
+            awaitEqual(running, ITEMS);
+        }
+    }
+
+    private TestingCommand verify(Map<String, String> properties, String... extra)
+            throws Exception
+    {
+        return pgsink("verify", properties, extra);
+    }
+
+    private TestingCommand pgsink(String command, Map<String, String> properties, String... extra)
+            throws Exception
+    {
+        List<String> args = new ArrayList<>(List.of(command, "--config",
+                TestingCommand.configFile(directory.resolve("pgsink.properties"), properties).toString(),
+                "--chunk-rows", "1000"));
+        args.addAll(List.of(extra));
+        return TestingCommand.run(args.toArray(String[]::new));
+    }
+
+    @Test
+    void equalTablesExitZero()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        streamAndStop(properties);
+
+        TestingCommand result = verify(properties);
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
+        assertThat(result.out())
+                .contains("[ EQUAL ] \"public\".\"orders\": 2500 source rows, 2500 target rows, 3 chunks")
+                .contains("[ EQUAL ] \"public\".\"items\": 298 source rows, 298 target rows, 1 chunk")
+                .contains("pgsink verify: 2 tables, 2 equal, 0 differing (0 keys)");
+    }
+
+    @Test
+    void namesExactlyTheDivergentKeys()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        streamAndStop(properties);
+        target.execute(
+                "UPDATE public.orders SET status = 'changed' WHERE id = 10",
+                "DELETE FROM public.orders WHERE id = 1500",
+                "INSERT INTO public.orders VALUES (99999, 'extra', 1, NULL)",
+                // one character of a TOASTed value
+                "UPDATE public.orders SET note = overlay(note placing 'X' from 5000 for 1) WHERE id = 30",
+                "DELETE FROM public.items WHERE \"Order\" = 5 AND line = 1",
+                "UPDATE public.items SET sku = 'changed' WHERE \"Order\" = 7 AND line = 2");
+        Path json = directory.resolve("report.json");
+
+        for (int run = 0; run < 3; run++) {
+            TestingCommand result = verify(properties, "--json", json.toString());
+
+            assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
+            assertThat(result.out())
+                    .contains("[DIFFERS] \"public\".\"orders\": 4 keys differ (missing 1, extra 1, different "
+                            + "2); 2500 source rows, 2500 target rows, 3 chunks")
+                    .contains("    missing: (id)=(1500)")
+                    .contains("    extra: (id)=(99999)")
+                    .containsPattern("    different: \\(id\\)=\\((10|30)\\), \\(id\\)=\\((10|30)\\)")
+                    .contains("[DIFFERS] \"public\".\"items\": 2 keys differ (missing 1, extra 0, different 1)")
+                    .contains("    missing: (Order, line)=(5, 1)")
+                    .contains("    different: (Order, line)=(7, 2)")
+                    .contains("pgsink verify: 2 tables, 0 equal, 2 differing (6 keys)")
+                    .doesNotContain("changed");
+            JsonNode report = new ObjectMapper().readTree(json.toFile());
+            assertThat(report.get("equal").asBoolean()).isFalse();
+            assertThat(report.get("differences").asLong()).isEqualTo(6);
+            JsonNode first = report.get("tables").get(0);
+            JsonNode orders = first.get("source").asText().equals("\"public\".\"orders\"")
+                    ? first : report.get("tables").get(1);
+            assertThat(orders.get("missing").toString()).isEqualTo("[[\"1500\"]]");
+            assertThat(orders.get("extra").toString()).isEqualTo("[[\"99999\"]]");
+            assertThat(orders.get("differentCount").asLong()).isEqualTo(2);
+            assertThat(orders.get("keyColumns").toString()).isEqualTo("[\"id\"]");
+        }
+    }
+
+    @Test
+    void cleanUnderLiveWorkload()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        try (RunningService running = RunningService.start(properties);
+                LiveWorkload workload = new LiveWorkload(source)) {
+            awaitStreaming(running);
+            for (int run = 0; run < 3; run++) {
+                long before = workload.awaitMore(20);
+
+                TestingCommand result = verify(properties, "--catch-up-timeout-ms", "60000");
+
+                assertThat(result.exitCode()).as(result.out() + result.err()).isZero();
+                assertThat(result.out()).contains("pgsink verify: 2 tables, 2 equal, 0 differing (0 keys)");
+                assertThat(workload.awaitMore(20)).as("the workload ran on").isGreaterThan(before);
+                running.assertRunning();
+            }
+        }
+    }
+
+    @Test
+    void namesTheDivergentKeysUnderLiveWorkload()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        try (RunningService running = RunningService.start(properties);
+                LiveWorkload workload = new LiveWorkload(source)) {
+            awaitStreaming(running);
+            // keys the workload leaves alone
+            target.execute(
+                    "UPDATE public.orders SET status = 'changed' WHERE id = 1010",
+                    "DELETE FROM public.orders WHERE id = 1500",
+                    "INSERT INTO public.orders VALUES (99999, 'extra', 1, NULL)",
+                    "UPDATE public.orders SET note = overlay(note placing 'X' from 5000 for 1) WHERE id = 30",
+                    "DELETE FROM public.items WHERE \"Order\" = 80 AND line = 1");
+            for (int run = 0; run < 3; run++) {
+                workload.awaitMore(20);
+
+                TestingCommand result = verify(properties, "--catch-up-timeout-ms", "60000");
+
+                assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
+                assertThat(result.out())
+                        .contains("4 keys differ (missing 1, extra 1, different 2)")
+                        .contains("    missing: (id)=(1500)")
+                        .contains("    extra: (id)=(99999)")
+                        .containsPattern("    different: \\(id\\)=\\((1010|30)\\), \\(id\\)=\\((1010|30)\\)\n")
+                        .contains("1 key differs (missing 1, extra 0, different 0)")
+                        .contains("    missing: (Order, line)=(80, 1)\n")
+                        .contains("pgsink verify: 2 tables, 0 equal, 2 differing (5 keys)")
+                        .contains("after the sink applied the source up to");
+                running.assertRunning();
+            }
+        }
+    }
+
+    @Test
+    void repairWritesExactlyTheDifferingKeys()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        streamAndStop(properties);
+        divergeByHand();
+
+        TestingCommand repair = pgsink("repair", properties);
+
+        assertThat(repair.exitCode()).as(repair.out() + repair.err()).isZero();
+        assertThat(repair.out())
+                .contains("[REPAIRED] \"public\".\"orders\": 3 rows written from the source, 1 row removed")
+                .contains("[REPAIRED] \"public\".\"items\": 2 rows written from the source, 0 rows removed")
+                .contains("pgsink repair: 5 rows written, 1 row removed, as of source ")
+                .doesNotContain("changed");
+        assertThat(target.query(ORDERS)).isEqualTo(source.query(ORDERS));
+        assertThat(target.query(ITEMS)).isEqualTo(source.query(ITEMS));
+        TestingCommand verify = verify(properties);
+        assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+        TestingCommand again = pgsink("repair", properties);
+        assertThat(again.out()).contains("pgsink repair: nothing to repair, every table is equal");
+    }
+
+    @Test
+    void repairUnderLiveWorkload()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        try (RunningService running = RunningService.start(properties)) {
+            try (LiveWorkload workload = new LiveWorkload(source)) {
+                awaitStreaming(running);
+                divergeByHand();
+                workload.awaitMore(20);
+
+                TestingCommand repair = pgsink("repair", properties, "--catch-up-timeout-ms", "60000");
+
+                assertThat(repair.exitCode()).as(repair.out() + repair.err()).isZero();
+                assertThat(repair.out()).contains("pgsink repair: 5 rows written, 1 row removed");
+                workload.awaitMore(20);
+                TestingCommand verify = verify(properties, "--catch-up-timeout-ms", "60000");
+                assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+                running.assertRunning();
+            }
+            // the stream applies on top of the repair: once quiet, the tables are equal
+            awaitEqual(running, ORDERS);
+            awaitEqual(running, ITEMS);
+        }
+    }
+
+    /**
+     * A changed value, a deleted row, an extra row, a changed TOASTed value, and two composite keys: keys the
+     * live workload leaves alone.
+     */
+    private void divergeByHand()
+            throws Exception
+    {
+        target.execute(
+                "UPDATE public.orders SET status = 'changed' WHERE id = 1010",
+                "DELETE FROM public.orders WHERE id = 1500",
+                "INSERT INTO public.orders VALUES (99999, 'extra', 1, NULL)",
+                "UPDATE public.orders SET note = overlay(note placing 'X' from 5000 for 1) WHERE id = 30",
+                "DELETE FROM public.items WHERE \"Order\" = 80 AND line = 1",
+                "UPDATE public.items SET sku = 'changed' WHERE \"Order\" = 90 AND line = 2");
+    }
+
+    /**
+     * Captured tables without changes move no stored position: the sink counts as caught up once it received
+     * the WAL and its position stood still.
+     */
+    @Test
+    void idleSourceWithTheServiceRunning()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        try (RunningService running = RunningService.start(properties)) {
+            try (LiveWorkload workload = new LiveWorkload(source)) {
+                awaitStreaming(running);
+            }
+            target.execute("DELETE FROM public.orders WHERE id = 1500");
+
+            TestingCommand result = verify(properties, "--catch-up-timeout-ms", "60000");
+
+            assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
+            assertThat(result.out()).contains("    missing: (id)=(1500)").contains("with nothing left to "
+                    + "apply").contains("pgsink verify: 2 tables, 1 equal, 1 differing (1 key)");
+
+        }
+    }
+
+    @Test
+    void routingRenamesExcludedAndMetadataColumns()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        properties.put("target.table.name.format", "public.copy_${table}");
+        properties.put("column.rename", "public.orders.status:state");
+        properties.put("column.exclude.list", "public.orders.amount");
+        properties.put("metadata.operation.column", "_op");
+        try (RunningService running = RunningService.start(properties)) {
+            RunningService.await("the routed tables", CATCH_UP,
+                    () -> assertThat(target.query("SELECT count(*) FROM public.copy_orders"))
+                    .containsExactly(List.of("2500")));
+            RunningService.await("the routed items", CATCH_UP,
+                    () -> assertThat(target.query("SELECT \"Order\", line, sku FROM public.copy_items ORDER BY 1, 2"))
+                    .isEqualTo(source.query(ITEMS)));
+        }
+        // not compared: an excluded column, a metadata column
+        source.execute("UPDATE public.orders SET amount = -1 WHERE id = 8");
+        target.execute("UPDATE public.copy_orders SET _op = 'x' WHERE id = 9",
+                "UPDATE public.copy_orders SET state = 'changed' WHERE id = 7");
+
+        TestingCommand result = verify(properties);
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
+        assertThat(result.out())
+                .contains("[DIFFERS] \"public\".\"orders\" -> \"public\".\"copy_orders\": 1 key differs "
+                        + "(missing 0, extra 0, different 1)")
+                .contains("    different: (id)=(7)\n")
+                .contains("[ EQUAL ] \"public\".\"items\" -> \"public\".\"copy_items\"");
+        TestingCommand repair = pgsink("repair", properties);
+        assertThat(repair.out()).as(repair.out()
+                + repair.err()).contains("pgsink repair: 1 row written, 0 rows removed");
+        assertThat(target.query("SELECT state FROM public.copy_orders WHERE id = 7")).containsExactly(List.of("new"));
+        assertThat(verify(properties).exitCode()).isZero();
+    }
+
+    @Test
+    void softDeletedRowsCountAsAbsent()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        properties.put("delete.mode", "soft");
+        properties.put("delete.flag.column", "_deleted");
+        try (RunningService running = RunningService.start(properties)) {
+            awaitEqual(running, "SELECT id FROM public.orders ORDER BY id");
+            source.execute("DELETE FROM public.orders WHERE id <= 100");
+            RunningService.await("soft deletes", CATCH_UP,
+                    () -> assertThat(target.query("SELECT count(*) FROM public.orders WHERE "
+                            + "_deleted")).containsExactly(List.of("100")));
+        }
+        target.execute("UPDATE public.orders SET _deleted = true WHERE id = 200");
+
+        TestingCommand result = verify(properties);
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
+        assertThat(result.out()).contains("[DIFFERS] \"public\".\"orders\": 1 key differs (missing 1, extra "
+                + "0, different 0); 2400 source rows, 2399 target rows")
+                .contains("    missing: (id)=(200)");
+        target.execute("INSERT INTO public.orders (id, status) VALUES (99999, 'extra')");
+
+        TestingCommand repair = pgsink("repair", properties);
+
+        assertThat(repair.out()).as(repair.out()
+                + repair.err()).contains("pgsink repair: 1 row written, 1 row removed");
+        assertThat(target.query("SELECT id, _deleted FROM public.orders WHERE id IN (200, 99999) ORDER BY "
+                + "id")).containsExactly(List.of("200", "f"), List.of("99999", "t"));
+        assertThat(verify(properties).exitCode()).isZero();
+    }
+
+    @Test
+    void historyTablesAreAConfigurationProblem()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        streamAndStop(properties);
+        properties.put("history.table.include.list", "public.items");
+        properties.put("metadata.operation.column", "_op");
+        properties.put("metadata.source.position.column", "_position");
+
+        TestingCommand result = verify(properties);
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(2);
+        assertThat(result.err()).contains("pgsink: Cannot verify: \"public\".\"items\" is a history table");
+    }
+
+    /**
+     * Source transactions on the compared tables until closed: updates of orders 1 to 1000 and of
+     * items of orders 1 to 50, inserts of new orders and deletes of some of them, so that keys
+     * appear, change and vanish while verify reads.
+     */
+    private static final class LiveWorkload
+            implements AutoCloseable
+    {
+        private final AtomicBoolean stopping = new AtomicBoolean();
+        private final AtomicLong transactions = new AtomicLong();
+        private final AtomicReference<Throwable> failure = new AtomicReference<>();
+        private final Thread thread;
+
+        LiveWorkload(TestingDatabase source)
+        {
+            thread = new Thread(() -> {
+                Random random = new Random(31);
+                try (Connection connection = source.connect();
+                        PreparedStatement update = connection.prepareStatement("UPDATE public.orders SET "
+                                + "amount = amount + 1, status = 'live' WHERE id = ?");
+                        PreparedStatement insert = connection.prepareStatement("INSERT INTO public.orders "
+                                + "VALUES (?, 'live', 1, NULL)");
+                        PreparedStatement delete = connection.prepareStatement("DELETE FROM public.orders "
+                                + "WHERE id = ?");
+                        PreparedStatement item = connection.prepareStatement("UPDATE public.items SET sku = "
+                                + "sku || '.' WHERE \"Order\" = ?")) {
+                    connection.setAutoCommit(false);
+                    long next = 100_000;
+                    while (!stopping.get()) {
+                        update.setLong(1, 1 + random.nextInt(1000));
+                        update.executeUpdate();
+                        insert.setLong(1, next++);
+                        insert.executeUpdate();
+                        if (next % 3 == 0) {
+                            delete.setLong(1, next - 2);
+                            delete.executeUpdate();
+                        }
+                        item.setLong(1, 1 + random.nextInt(50));
+                        item.executeUpdate();
+                        connection.commit();
+                        transactions.incrementAndGet();
+                        // a steady stream, not a flood: the machine's cores are shared
+                        Thread.sleep(5);
+                    }
+                }
+                catch (Throwable e) {
+                    failure.set(e);
+                }
+            }, "verify-live-workload");
+            thread.start();
+        }
+
+        /** Waits until {@code count} more transactions committed; returns how many did in all. */
+        long awaitMore(long count)
+        {
+            long target = transactions.get() + count;
+            RunningService.await("the live workload to commit " + count + " more transactions", CATCH_UP, () -> {
+                if (failure.get() != null) {
+                    throw new IllegalStateException("the live workload failed", failure.get());
+                }
+                assertThat(transactions.get()).isGreaterThanOrEqualTo(target);
+            });
+            return transactions.get();
+        }
+
+        @Override
+        public void close()
+                throws InterruptedException
+        {
+            stopping.set(true);
+            thread.join(CATCH_UP.toMillis());
+            if (failure.get() != null) {
+                throw new AssertionError("the live workload failed", failure.get());
+            }
+        }
+    }
+}

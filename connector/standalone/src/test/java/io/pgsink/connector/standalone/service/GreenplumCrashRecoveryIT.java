@@ -1,0 +1,17 @@
+package io.pgsink.connector.standalone.service;
+
+import io.pgsink.copy.testing.GreenplumGiven;
+import io.pgsink.copy.testing.TestingGreenplum;
+import io.pgsink.copy.testing.TestingPostgreSqlServer;
+
+/** {@link AbstractCrashRecoveryTest} with a Greenplum target: the coordinator at {@code PGSINK_TEST_GREENPLUM_URL}. */
+@GreenplumGiven
+class GreenplumCrashRecoveryIT
+        extends AbstractCrashRecoveryTest
+{
+    @Override
+    protected TestingPostgreSqlServer targetServer()
+    {
+        return TestingGreenplum.server();
+    }
+}

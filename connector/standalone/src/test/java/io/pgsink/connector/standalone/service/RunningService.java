@@ -1,0 +1,107 @@
+package io.pgsink.connector.standalone.service;
+
+import io.pgsink.connector.standalone.config.StandaloneConfig;
+import org.awaitility.Awaitility;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** A {@link StandaloneService} running on its own thread, as {@code pgsink run} would run it. */
+public final class RunningService
+        implements AutoCloseable
+{
+    private final StandaloneService service;
+    private final Thread thread;
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+    private RunningService(StandaloneService service)
+    {
+        this.service = service;
+        this.thread = new Thread(() -> {
+            try {
+                service.run();
+            }
+            catch (Throwable e) {
+                failure.set(e);
+            }
+        }, "pgsink-test-service");
+    }
+
+    public static RunningService start(Map<String, String> properties)
+    {
+        RunningService running = new RunningService(new StandaloneService(StandaloneConfig.parse(properties)));
+        running.thread.start();
+        return running;
+    }
+
+    public StandaloneService service()
+    {
+        return service;
+    }
+
+    /** Waits for {@code run()} to end by itself and returns what it threw. */
+    public Throwable awaitFailure(Duration timeout)
+            throws InterruptedException
+    {
+        thread.join(timeout.toMillis());
+        if (thread.isAlive()) {
+            throw new AssertionError("the service still runs after " + timeout);
+        }
+        if (failure.get() == null) {
+            throw new AssertionError("the service stopped without an error");
+        }
+        return failure.get();
+    }
+
+    /**
+     * Fails the test when the service stopped with an error before it was closed. Throws an
+     * {@link IllegalStateException}, so that {@link #await} gives up at once instead of waiting.
+     */
+    public void assertRunning()
+    {
+        if (failure.get() != null) {
+            throw new IllegalStateException("the service failed", failure.get());
+        }
+        if (!thread.isAlive()) {
+            throw new IllegalStateException("the service stopped");
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        service.close();
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(60));
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while stopping the service", e);
+        }
+        if (thread.isAlive()) {
+            throw new AssertionError("the service did not stop within 60 s");
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("the service failed", failure.get());
+        }
+    }
+
+    /**
+     * Polls {@code check} until it passes; an {@link AssertionError} or {@link SQLException} means
+     * "not yet" (a table the sink has still to create fails the query), anything else fails at once.
+     */
+    public static void await(String what, Duration timeout, Check check)
+    {
+        Awaitility.await(what).atMost(timeout).pollInterval(Duration.ofMillis(200)).ignoreExceptionsInstanceOf(SQLException.class).untilAsserted(check::run);
+    }
+
+    @FunctionalInterface
+    public interface Check
+    {
+        void run()
+                throws Exception;
+    }
+}
