@@ -126,8 +126,8 @@ final class LatencyRelay
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            closeQuietly(from);
-            closeQuietly(to);
+            RoundTripCounter.closeQuietly(from);
+            RoundTripCounter.closeQuietly(to);
         }
     }
 
@@ -163,8 +163,8 @@ final class LatencyRelay
 
     private void forget(Socket one, Socket other)
     {
-        closeQuietly(one);
-        closeQuietly(other);
+        RoundTripCounter.closeQuietly(one);
+        RoundTripCounter.closeQuietly(other);
         synchronized (sockets) {
             sockets.remove(one);
             sockets.remove(other);
@@ -190,23 +190,13 @@ final class LatencyRelay
         thread.start();
     }
 
-    private static void closeQuietly(Socket socket)
-    {
-        try {
-            socket.close();
-        }
-        catch (IOException e) {
-            // closing anyway
-        }
-    }
-
     @Override
     public void close()
             throws IOException
     {
         listener.close();
         synchronized (sockets) {
-            sockets.forEach(LatencyRelay::closeQuietly);
+            sockets.forEach(RoundTripCounter::closeQuietly);
         }
     }
 

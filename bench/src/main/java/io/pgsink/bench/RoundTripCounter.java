@@ -131,7 +131,7 @@ final class RoundTripCounter
         }
     }
 
-    private static void closeQuietly(Socket socket)
+    static void closeQuietly(Socket socket)
     {
         try {
             socket.close();
