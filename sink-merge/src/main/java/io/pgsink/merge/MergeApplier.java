@@ -89,6 +89,8 @@ public final class MergeApplier
     @org.jetbrains.annotations.Nullable
     private final MovedRows.Moves moves;
     private final MovedRows movedRows;
+    /** How long the last flush's head took (one round trip); none yet. */
+    private long lastHeadNanos = Long.MAX_VALUE;
 
     public MergeApplier(SinkConfig config)
     {
@@ -290,7 +292,11 @@ public final class MergeApplier
                 // first, so that the transaction's BEGIN travels with them: before a COPY, pgjdbc sends
                 // BEGIN on its own and waits for the answer, a round trip of its own
                 transaction.positionsStored(head.write(connection, session.dialect(), batch.positions(), claims));
+                long headStart = start;
                 start = phases.add(Phase.POSITIONS, start);
+                // one round trip, with BEGIN: what a round trip to the target costs
+                writer.roundTrip(start - headStart, lastHeadNanos);
+                lastHeadNanos = start - headStart;
             }
             if (moves != null) {
                 // the old rows of key changes, before the batch deletes them
