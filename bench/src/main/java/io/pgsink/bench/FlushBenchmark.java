@@ -233,8 +233,9 @@ public final class FlushBenchmark
                 Measurement timed = measure(method, workload, batch, target, "expected", expectedChecksum, () -> 0);
                 double roundTrips = Double.NaN;
                 if (countRoundTrips) {
-                    try (RoundTripCounter counter = RoundTripCounter.forUrl(database.url)) {
-                        BenchmarkDatabase proxied = database.through(RoundTripCounter.proxiedUrl(database.url, counter.port()));
+                    // in front of the relay, if any: the method sees the same latency as in the timed run
+                    try (RoundTripCounter counter = RoundTripCounter.forUrl(target.url)) {
+                        BenchmarkDatabase proxied = database.through(RoundTripCounter.proxiedUrl(target.url, counter.port()));
                         roundTrips = measure(factory.get(), workload, batch, proxied, "expected", expectedChecksum, counter::roundTrips).roundTrips;
                     }
                 }
