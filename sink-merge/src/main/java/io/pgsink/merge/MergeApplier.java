@@ -89,8 +89,6 @@ public final class MergeApplier
     @org.jetbrains.annotations.Nullable
     private final MovedRows.Moves moves;
     private final MovedRows movedRows;
-    /** How long the last flush's head took (one round trip); none yet. */
-    private long lastHeadNanos = Long.MAX_VALUE;
 
     public MergeApplier(SinkConfig config)
     {
@@ -295,8 +293,7 @@ public final class MergeApplier
                 long headStart = start;
                 start = phases.add(Phase.POSITIONS, start);
                 // one round trip, with BEGIN: what a round trip to the target costs
-                writer.roundTrip(start - headStart, lastHeadNanos);
-                lastHeadNanos = start - headStart;
+                writer.roundTrip(start - headStart);
             }
             if (moves != null) {
                 // the old rows of key changes, before the batch deletes them

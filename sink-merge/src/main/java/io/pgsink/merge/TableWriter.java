@@ -131,7 +131,7 @@ final class TableWriter
      */
     private final boolean softDeletes;
     private final SmallBatchWriter small;
-    /** The target's round trip as last measured ({@link #roundTrip}); 0 until then. */
+    /** The target's round trip as estimated from the flushes so far ({@link #roundTrip}); 0 until measured. */
     private long roundTripNanos;
 
     /**
@@ -155,12 +155,14 @@ final class TableWriter
     }
 
     /**
-     * Tells the time a statement took that cost the flush one round trip and hardly any work on the server; the
-     * shorter of the last two is taken as the round trip, so that one slow answer does not count.
+     * Tells the time a statement took that cost the flush one round trip and hardly any work on the server. The
+     * estimate follows a shorter time at once and a longer one by an eighth per flush, so that slow answers of a
+     * busy server (which would make staging look cheap while the server is the bottleneck) hardly count.
      */
-    void roundTrip(long nanos, long previousNanos)
+    void roundTrip(long nanos)
     {
-        this.roundTripNanos = Math.min(nanos, previousNanos);
+        this.roundTripNanos = roundTripNanos == 0 || nanos < roundTripNanos ? nanos
+                : roundTripNanos + (nanos - roundTripNanos) / 8;
     }
 
     void truncate(Connection connection, TableId target)
