@@ -468,6 +468,7 @@ class MergeApplierIT
         TableSchema far = TableSchema.of(TableId.of("src", "far"), List.of("id", "v"), List.of("id"));
         String counter = schema.name() + "-far";
         Map<String, String> properties = Map.of(
+                SinkConfig.FLUSH_SMALL_BATCH_MAX_EVENTS, "256",
                 SinkConfig.FLUSH_MAX_EVENTS, "100000",
                 SinkConfig.FLUSH_INTERVAL_MS, "3600000",
                 SinkConfig.TARGET_JDBC_PREFIX + "socketFactory", RoundTripCountingSocketFactory.Across.class.getName(),
