@@ -100,6 +100,12 @@ public final class BacklogBenchmark
             description = "Options of the JVM of each case, space-separated (default: ${DEFAULT-VALUE}).")
     String jvmArgs;
 
+    @Option(names = "--target-latency-ms", defaultValue = "0",
+            description = "Round trip added between the cases and the target database by a relay ("
+                    + "LatencyRelay), e.g. 0.5 (switched network) or 5 (WiFi); 0 connects directly "
+                    + "(default: ${DEFAULT-VALUE}).")
+    double targetLatencyMs;
+
     @Option(names = "--report", description = "Directory to write the Markdown report into; none by default.")
     Path report;
 
@@ -128,9 +134,11 @@ public final class BacklogBenchmark
         String loadAverage = MacroReport.loadAverage();
         Backlog backlog = Backlog.of(scale);
         EmbeddedPostgres embedded = url == null ? EmbeddedPostgres.start() : null;
+        LatencyRelay relay = null;
         try {
             String serverUrl = embedded != null ? embedded.jdbcUrl("postgres") + "?user=postgres" : url;
-            Server server = new Server(serverUrl);
+            relay = targetLatencyMs > 0 ? LatencyRelay.forUrl(serverUrl, targetLatencyMs) : null;
+            Server server = new Server(serverUrl, relay == null ? serverUrl : relay.relayedUrl(serverUrl));
             server.prepare(backlog);
             List<CaseRun> results = new ArrayList<>();
             for (int run = 1; run <= runs; run++) {
@@ -154,6 +162,9 @@ public final class BacklogBenchmark
             return 0;
         }
         finally {
+            if (relay != null) {
+                relay.close();
+            }
             if (embedded != null) {
                 embedded.close();
             }
@@ -194,13 +205,32 @@ public final class BacklogBenchmark
     static final class Server
     {
         private final String url;
+        /** The server as the cases' sinks reach it: {@code url}, or the latency relay in front of it. */
+        private final String targetServerUrl;
 
         Server(String url)
         {
+            this(url, url);
+        }
+
+        Server(String url, String targetServerUrl)
+        {
             this.url = url;
+            this.targetServerUrl = targetServerUrl;
         }
 
         String databaseUrl(String database)
+        {
+            return databaseUrl(url, database);
+        }
+
+        /** The target database where the cases write it (through the relay with {@code --target-latency-ms}). */
+        String targetUrl()
+        {
+            return databaseUrl(targetServerUrl, TARGET_DATABASE);
+        }
+
+        private static String databaseUrl(String url, String database)
         {
             URI uri = URI.create(url.substring("jdbc:".length()));
             return "jdbc:postgresql://" + uri.getHost() + ":" + (uri.getPort() < 0 ? 5432 : uri.getPort()) + "/"
@@ -311,7 +341,7 @@ public final class BacklogBenchmark
             input.setProperty("slot", slot);
             input.setProperty("events", Long.toString(backlog.events()));
             input.setProperty("sourceUrl", databaseUrl(SOURCE_DATABASE));
-            input.setProperty("targetUrl", databaseUrl(TARGET_DATABASE));
+            input.setProperty("targetUrl", targetUrl());
             Map<String, String> service = serviceConfig(slot, settings);
             service.forEach((key, value) -> input.setProperty("service." + key, value));
             Path directory = Files.createTempDirectory("pgsink-backlog-");
@@ -376,7 +406,7 @@ public final class BacklogBenchmark
             config.put("source.slot.name", slot);
             // the backlog is all there is to read: no snapshot, no initial load
             config.put("source.snapshot.mode", "no_data");
-            config.put("target.url", databaseUrl(TARGET_DATABASE));
+            config.put("target.url", targetUrl());
             config.put("target.user", user());
             config.put("sink.name", SINK_NAME);
             config.put("http.port", "-1");

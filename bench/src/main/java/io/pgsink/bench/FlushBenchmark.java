@@ -29,6 +29,7 @@ import static java.util.Objects.requireNonNull;
  *      [--events 1000000] [--base-rows 500000] [--batch 10000] [--scenarios S1,S2,S2W] [--seed 42] [--methods all|pgsink,jdbc,merged,raw,debezium]
  *      [--wide-events 200000] [--wide-base-rows 100000]
  *      [--scaling-batches 1000,10000,100000] [--scaling-base-rows 500000,5000000] [--small-flushes 2000] [--small-batch 100]
+ *      [--target-latency-ms 0]
  * </pre>
  *
  * <ul>
@@ -40,7 +41,11 @@ import static java.util.Objects.requireNonNull;
  *     per flush counted by a second run through {@link RoundTripCounter}.</li>
  * </ul>
  *
- * Timing is wall-clock for applying the whole stream, one run per method and case; CPU seconds
+ * {@code --target-latency-ms} puts the target behind a {@link LatencyRelay} that adds that round
+ * trip to every request (0.5 a switched network, 5 WiFi); setting up and checking the tables go
+ * directly.
+ *
+ * <p>Timing is wall-clock for applying the whole stream, one run per method and case; CPU seconds
  * are measured as {@link CpuTimes} describes. {@code --runs N} repeats everything N times and prints
  * the spread ({@link RunSpread}): do not believe a difference within it.
  */
@@ -82,8 +87,17 @@ public final class FlushBenchmark
 
     /** What to run; every field has the default of the command line. */
     public record Options(String url, String schema, List<String> suites, long events, long baseRows, int batch, List<String> scenarios, long seed, String methods,
-            long wideEvents, long wideBaseRows, List<Integer> scalingBatches, List<Long> scalingBaseRows, int smallFlushes, int smallBatch, boolean verbose)
+            long wideEvents, long wideBaseRows, List<Integer> scalingBatches, List<Long> scalingBaseRows, int smallFlushes, int smallBatch, boolean verbose,
+            double targetLatencyMs)
     {
+        /** Without added latency: the methods reach the target directly. */
+        public Options(String url, String schema, List<String> suites, long events, long baseRows, int batch, List<String> scenarios, long seed, String methods,
+                long wideEvents, long wideBaseRows, List<Integer> scalingBatches, List<Long> scalingBaseRows, int smallFlushes, int smallBatch, boolean verbose)
+        {
+            this(url, schema, suites, events, baseRows, batch, scenarios, seed, methods, wideEvents, wideBaseRows, scalingBatches, scalingBaseRows, smallFlushes, smallBatch,
+                    verbose, 0);
+        }
+
         public Options
         {
             requireNonNull(url, "url is null");
@@ -107,8 +121,11 @@ public final class FlushBenchmark
             throws SQLException, IOException
     {
         List<Result> results = new ArrayList<>();
-        try (BenchmarkDatabase database = new BenchmarkDatabase(options.url(), options.schema())) {
-            Runner runner = new Runner(database, options, results);
+        try (BenchmarkDatabase database = new BenchmarkDatabase(options.url(), options.schema());
+                LatencyRelay relay = options.targetLatencyMs() > 0 ? LatencyRelay.forUrl(options.url(), options.targetLatencyMs()) : null) {
+            // the methods write through the relay; setting up and checking go directly
+            BenchmarkDatabase target = relay == null ? database : database.through(relay.relayedUrl(options.url()));
+            Runner runner = new Runner(database, target, options, results);
             for (String suite : options.suites()) {
                 switch (suite.trim()) {
                     case "headline" -> {
@@ -183,6 +200,8 @@ public final class FlushBenchmark
         private static final long WARM_UP_EVENTS = 20_000;
 
         private final BenchmarkDatabase database;
+        /** Where the methods write: {@code database}, or {@code database} behind the latency relay. */
+        private final BenchmarkDatabase target;
         private final Options options;
         private final List<Result> results;
         private final CpuTimes cpu;
@@ -190,10 +209,11 @@ public final class FlushBenchmark
         private final Set<String> warmedUp = new HashSet<>();
         private int tables;
 
-        Runner(BenchmarkDatabase database, Options options, List<Result> results)
+        Runner(BenchmarkDatabase database, BenchmarkDatabase target, Options options, List<Result> results)
                 throws SQLException
         {
             this.database = database;
+            this.target = target;
             this.options = options;
             this.results = results;
             this.cpu = CpuTimes.of(database);
@@ -210,11 +230,12 @@ public final class FlushBenchmark
                     continue;
                 }
                 warmUp(factory, workload, batch);
-                Measurement timed = measure(method, workload, batch, database, "expected", expectedChecksum, () -> 0);
+                Measurement timed = measure(method, workload, batch, target, "expected", expectedChecksum, () -> 0);
                 double roundTrips = Double.NaN;
                 if (countRoundTrips) {
-                    try (RoundTripCounter counter = RoundTripCounter.forUrl(database.url)) {
-                        BenchmarkDatabase proxied = database.through(RoundTripCounter.proxiedUrl(database.url, counter.port()));
+                    // in front of the relay, if any: the method sees the same latency as in the timed run
+                    try (RoundTripCounter counter = RoundTripCounter.forUrl(target.url)) {
+                        BenchmarkDatabase proxied = database.through(RoundTripCounter.proxiedUrl(target.url, counter.port()));
                         roundTrips = measure(factory.get(), workload, batch, proxied, "expected", expectedChecksum, counter::roundTrips).roundTrips;
                     }
                 }

@@ -71,6 +71,10 @@ final class FlushBenchmarkCommand
     @Option(names = "--small-batch", defaultValue = "100", description = "Events per flush of the small suite (default: ${DEFAULT-VALUE}).")
     int smallBatch;
 
+    @Option(names = "--target-latency-ms", defaultValue = "0",
+            description = "Round trip added between the methods and the target by a relay, e.g. 0.5 (switched network) or 5 (WiFi); 0 connects directly (default: ${DEFAULT-VALUE}).")
+    double targetLatencyMs;
+
     private final String commandLine;
 
     FlushBenchmarkCommand(String commandLine)
@@ -81,7 +85,7 @@ final class FlushBenchmarkCommand
     FlushBenchmark.Options options()
     {
         return new FlushBenchmark.Options(url, "pgsink_bench", suites, events, baseRows, batch, scenarios, seed, methods, wideEvents, wideBaseRows,
-                scalingBatches, scalingBaseRows, smallFlushes, smallBatch, true);
+                scalingBatches, scalingBaseRows, smallFlushes, smallBatch, true, targetLatencyMs);
     }
 
     @Override

@@ -51,7 +51,9 @@ final class MacroReport
         out.append("One run, ").append(DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC).withNano(0))).append(" UTC, made by\n\n```bash\n")
                 .append("./mvnw -q -pl bench -am package -DskipTests\n").append(command).append("\n```\n\n");
         out.append("Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" cores, ").append(ManagementFactory.getRuntimeMXBean().getVmName()).append(' ')
-                .append(Runtime.version()).append("; load average before the run ").append(loadAverage).append(". The server on the same machine. ")
+                .append(Runtime.version()).append("; load average before the run ").append(loadAverage).append(". The server on the same machine")
+                .append(options.targetLatencyMs() > 0 ? String.format(Locale.ROOT, ", behind a relay that adds a %s ms round trip", options.targetLatencyMs()) : "")
+                .append(". ")
                 .append("Every ratio compares methods **within this one run**. Every method's final table was checked against the expected rows (row count and an ")
                 .append("order-independent md5 checksum of every row; the checksums are listed below).\n\n");
         out.append("CPU seconds: *client* is the benchmark JVM's process CPU time (all threads, GC and JIT included) while the method applies the stream; ")

@@ -32,10 +32,10 @@ final class RoundTripCounter
     private final List<Socket> sockets = new ArrayList<>();
     private final Thread acceptor;
 
-    RoundTripCounter(String host, int port)
+    RoundTripCounter(InetSocketAddress target)
             throws IOException
     {
-        this.target = new InetSocketAddress(host, port);
+        this.target = target;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.acceptor = new Thread(this::accept, "round-trip-counter");
         acceptor.setDaemon(true);
@@ -52,8 +52,14 @@ final class RoundTripCounter
     static RoundTripCounter forUrl(String url)
             throws IOException
     {
+        return new RoundTripCounter(targetOf(url));
+    }
+
+    /** The host and port of a {@code jdbc:postgresql://} URL (localhost and 5432 where absent). */
+    static InetSocketAddress targetOf(String url)
+    {
         URI uri = URI.create(url.substring("jdbc:".length()));
-        return new RoundTripCounter(uri.getHost() == null ? "localhost" : uri.getHost(), uri.getPort() < 0 ? 5432 : uri.getPort());
+        return new InetSocketAddress(uri.getHost() == null ? "localhost" : uri.getHost(), uri.getPort() < 0 ? 5432 : uri.getPort());
     }
 
     int port()
@@ -125,7 +131,7 @@ final class RoundTripCounter
         }
     }
 
-    private static void closeQuietly(Socket socket)
+    static void closeQuietly(Socket socket)
     {
         try {
             socket.close();

@@ -318,7 +318,10 @@ public final class MergeApplier
                 // first, so that the transaction's BEGIN travels with them: before a COPY, pgjdbc sends
                 // BEGIN on its own and waits for the answer, a round trip of its own
                 transaction.positionsStored(head.write(connection, session.dialect(), batch.positions(), claims));
+                long headStart = start;
                 start = phases.add(Phase.POSITIONS, start);
+                // one round trip, with BEGIN: what a round trip to the target costs
+                writer.roundTrip(start - headStart);
             }
             if (moves != null) {
                 // the old rows of key changes, before the batch deletes them

@@ -13,25 +13,35 @@ import java.net.Socket;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A pgjdbc {@code socketFactory} ({@code target.jdbc.socketFactory}) whose sockets count round
  * trips: one each time the client sends bytes after it last received some (or for the first time),
  * i.e. every time it waited for an answer before it could go on. Messages the client sends
  * together (a pipelined batch, a COPY's data) cost nothing extra. Counters are kept by
- * {@code socketFactoryArg}, so that each test counts its own connections.
+ * {@code socketFactoryArg}, so that each test counts its own connections. {@link Across} adds a
+ * round trip's latency to each.
  */
-public final class RoundTripCountingSocketFactory
+public class RoundTripCountingSocketFactory
         extends SocketFactory
 {
     private static final Map<String, AtomicLong> ROUND_TRIPS = new ConcurrentHashMap<>();
 
     private final AtomicLong roundTrips;
+    private final long roundTripNanos;
 
     /** Called by pgjdbc with {@code socketFactoryArg}. */
     public RoundTripCountingSocketFactory(String counter)
     {
+        this(counter, 0);
+    }
+
+    /** Sockets that also hold each round trip's request back for {@code roundTripNanos}: a target across a network. */
+    RoundTripCountingSocketFactory(String counter, long roundTripNanos)
+    {
         this.roundTrips = ROUND_TRIPS.computeIfAbsent(counter, name -> new AtomicLong());
+        this.roundTripNanos = roundTripNanos;
     }
 
     /** The round trips of every connection opened with {@code socketFactoryArg=counter} so far. */
@@ -43,7 +53,7 @@ public final class RoundTripCountingSocketFactory
     @Override
     public Socket createSocket()
     {
-        return new CountingSocket(roundTrips);
+        return new CountingSocket(roundTrips, roundTripNanos);
     }
 
     @Override
@@ -83,12 +93,14 @@ public final class RoundTripCountingSocketFactory
             extends Socket
     {
         private final AtomicLong roundTrips;
+        private final long roundTripNanos;
         /** Whether the client received bytes since it last sent some; true before the first send. */
         private volatile boolean answered = true;
 
-        CountingSocket(AtomicLong roundTrips)
+        CountingSocket(AtomicLong roundTrips, long roundTripNanos)
         {
             this.roundTrips = roundTrips;
+            this.roundTripNanos = roundTripNanos;
         }
 
         @Override
@@ -146,7 +158,25 @@ public final class RoundTripCountingSocketFactory
             if (answered) {
                 roundTrips.incrementAndGet();
                 answered = false;
+                // the request and its answer take the round trip: the answer cannot come sooner
+                long until = System.nanoTime() + roundTripNanos;
+                for (long wait = roundTripNanos; wait > 0; wait = until - System.nanoTime()) {
+                    LockSupport.parkNanos(wait);
+                }
             }
+        }
+    }
+
+    /** Counting sockets to a target 20 ms away: each round trip waits that long before the request leaves. */
+    public static final class Across
+            extends RoundTripCountingSocketFactory
+    {
+        static final long ROUND_TRIP_MILLIS = 20;
+
+        /** Called by pgjdbc with {@code socketFactoryArg}. */
+        public Across(String counter)
+        {
+            super(counter, ROUND_TRIP_MILLIS * 1_000_000);
         }
     }
 }

@@ -78,6 +78,17 @@ public final class TableWriter
      * trip costs little, their time did not change beyond the noise of the machine.
      */
     static final int SMALL_BATCH_CHANGES = 256;
+    /**
+     * What staging a fresh row costs the server beyond COPYing it straight into the target: written
+     * to the staging table, read back, probed and inserted by the MERGE, one row at a time where
+     * COPY inserts in bulk. Merging, a batch stages its fresh rows too when they cost less than the
+     * two round trips of the second COPY ({@link #roundTrip}), as they do across a network: at a
+     * 5 ms round trip up to 2,500 of them, on loopback (0.05 ms) about what
+     * {@link #SMALL_BATCH_CHANGES} stages anyway. An estimate for narrow rows: 5,000 fresh rows
+     * took the server about 5 times longer MERGEd from staging than COPYed (psql on PostgreSQL 15,
+     * 100,000-row table, measured under load, scaled to an idle machine).
+     */
+    static final long STAGED_FRESH_ROW_NANOS = 4_000;
 
     /**
      * Whether the keys the buffer took for new ({@link RowChange#isFresh()}) are trusted to be absent from the target.
@@ -123,6 +134,8 @@ public final class TableWriter
      */
     private final boolean softDeletes;
     private final SmallBatchWriter small;
+    /** The target's round trip as estimated from the flushes so far ({@link #roundTrip}); 0 until measured. */
+    private long roundTripNanos;
 
     /**
      * @param config {@code copy.format}: with {@link CopyDataFormat#BINARY}, each COPY is binary
@@ -142,6 +155,17 @@ public final class TableWriter
         this.softDeletes = config.changeMetadata().softDeletes();
         this.small = new SmallBatchWriter(config.smallBatchMaxEvents(), format.nulHandling(), serverBindsSmallBatches,
                 metadata, softDeletes, copyListener);
+    }
+
+    /**
+     * Tells the time a statement took that cost the flush one round trip and hardly any work on the server. The
+     * estimate follows a shorter time at once and a longer one by an eighth per flush, so that slow answers of a
+     * busy server (which would make staging look cheap while the server is the bottleneck) hardly count.
+     */
+    public void roundTrip(long nanos)
+    {
+        this.roundTripNanos = roundTripNanos == 0 || nanos < roundTripNanos ? nanos
+                : roundTripNanos + (nanos - roundTripNanos) / 8;
     }
 
     public void truncate(Connection connection, TableId target)
@@ -203,7 +227,8 @@ public final class TableWriter
         // merging
         boolean wholeRows = merge || softDeletes;
         boolean stageAll = switch (freshKeys) {
-            case TRUSTED -> wholeRows && batch.changes().size() <= SMALL_BATCH_CHANGES;
+            case TRUSTED -> wholeRows
+                    && (batch.changes().size() <= SMALL_BATCH_CHANGES || stagingFreshRowsPays(batch.changes()));
             case DISTRUSTED -> true;
         };
         RowFilter staged = stageAll ? RowFilter.STAGED : RowFilter.STAGED_TRUSTING_FRESH_KEYS;
@@ -243,6 +268,23 @@ public final class TableWriter
             }
             phases.add(FlushPhases.Phase.INSERT, start);
         }
+    }
+
+    /**
+     * Whether staging the fresh rows with the rest costs less than the round trips of COPYing them apart
+     * ({@link #STAGED_FRESH_ROW_NANOS}); never when only fresh rows would be staged.
+     */
+    private boolean stagingFreshRowsPays(List<RowChange> changes)
+    {
+        long affordable = 2 * roundTripNanos / STAGED_FRESH_ROW_NANOS;
+        long fresh = 0;
+        for (RowChange change : changes) {
+            if (RowFilter.DIRECT_FRESH.test(change) && ++fresh > affordable) {
+                return false;
+            }
+        }
+        // the other changes are staged anyway: without them the fresh rows' COPY would be the only one
+        return fresh < changes.size();
     }
 
     /** Whether the rows that would be merged are narrow enough for merging to pay ({@link #MERGE_MAX_ROW_BYTES}). */
