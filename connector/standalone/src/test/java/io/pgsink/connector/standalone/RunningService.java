@@ -1,8 +1,7 @@
 package io.pgsink.connector.standalone;
 
-import org.awaitility.Awaitility;
+import io.pgsink.copy.testing.Poll;
 
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -88,19 +87,16 @@ final class RunningService
         }
     }
 
-    /**
-     * Polls {@code check} until it passes; an {@link AssertionError} or {@link SQLException} means
-     * "not yet" (a table the sink has still to create fails the query), anything else fails at once.
-     */
-    static void await(String what, Duration timeout, Check check)
+    /** Polls {@code check} until it passes ({@link Poll#until}). */
+    static void await(String what, Duration timeout, Poll.Check check)
     {
-        Awaitility.await(what).atMost(timeout).pollInterval(Duration.ofMillis(200)).ignoreExceptionsInstanceOf(SQLException.class).untilAsserted(check::run);
+        Poll.until(what, timeout, check);
     }
 
+    /** A check of the running service, such as {@link #assertRunning()}. */
     @FunctionalInterface
     interface Check
+            extends Poll.Check
     {
-        void run()
-                throws Exception;
     }
 }

@@ -1,5 +1,6 @@
 package io.pgsink.connector.standalone;
 
+import io.pgsink.copy.testing.Rows;
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
 
 import java.net.URI;
@@ -131,17 +132,8 @@ final class TestingDatabase
     List<List<String>> query(String sql)
             throws SQLException
     {
-        try (Connection connection = connect(); Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
-            List<List<String>> result = new ArrayList<>();
-            int columns = rows.getMetaData().getColumnCount();
-            while (rows.next()) {
-                List<String> row = new ArrayList<>();
-                for (int i = 1; i <= columns; i++) {
-                    row.add(rows.getString(i));
-                }
-                result.add(row);
-            }
-            return result;
+        try (Connection connection = connect()) {
+            return Rows.query(connection, sql);
         }
     }
 
