@@ -21,10 +21,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * final TestingPipeline pipeline = TestingPipeline.create("load");
  * private final TestingDatabase source = pipeline.source();
  * </pre>
- * Dropping it also checks the source keeps no replication slot.
+ * or use it in a try-with-resources block. Dropping it also checks the source keeps no replication slot.
  */
 final class TestingPipeline
-        implements AfterEachCallback
+        implements AfterEachCallback, AutoCloseable
 {
     private final TestingDatabase source;
     private final TestingDatabase target;
@@ -46,9 +46,15 @@ final class TestingPipeline
     /** As {@link #create(String)}, with the target database on {@code targetServer} (such as Greenplum). */
     static TestingPipeline create(String name, TestingPostgreSqlServer targetServer)
     {
+        return create(name, TestingPostgreSqlServer.source(), targetServer);
+    }
+
+    /** As {@link #create(String)}, with the source database on {@code sourceServer} (such as a given version). */
+    static TestingPipeline create(String name, TestingPostgreSqlServer sourceServer, TestingPostgreSqlServer targetServer)
+    {
         TestingDatabase source = null;
         try {
-            source = TestingDatabase.create("pgsink_" + name + "_source");
+            source = TestingDatabase.create(sourceServer, "pgsink_" + name + "_source");
             TestingDatabase target = TestingDatabase.create(targetServer, "pgsink_" + name + "_target");
             return new TestingPipeline(source, target, TestingDatabase.randomName(name));
         }
@@ -134,6 +140,14 @@ final class TestingPipeline
 
     @Override
     public void afterEach(ExtensionContext context)
+            throws SQLException
+    {
+        close();
+    }
+
+    /** Drops both databases, and checks the source kept no replication slot. */
+    @Override
+    public void close()
             throws SQLException
     {
         try {
