@@ -17,7 +17,13 @@ public final class Poll
 
     public static void until(String what, Duration timeout, Check check)
     {
-        Awaitility.await(what).atMost(timeout).pollInterval(Duration.ofMillis(200)).ignoreExceptionsInstanceOf(SQLException.class).untilAsserted(check::run);
+        until(what, timeout, Duration.ofMillis(200), check);
+    }
+
+    /** As {@link #until(String, Duration, Check)}, polling every {@code interval}: for moments that pass in milliseconds. */
+    public static void until(String what, Duration timeout, Duration interval, Check check)
+    {
+        Awaitility.await(what).atMost(timeout).pollInterval(interval).ignoreExceptionsInstanceOf(SQLException.class).untilAsserted(check::run);
     }
 
     @FunctionalInterface

@@ -166,20 +166,9 @@ class InitialLoadCrashIT
     private void awaitChunksSince(Process process, Path log, Timestamp since, int chunks)
             throws Exception
     {
-        long deadline = System.nanoTime() + PROGRESS_TIMEOUT.toNanos();
         try (Connection connection = target.connect()) {
-            while (true) {
-                if (!process.isAlive()) {
-                    throw new AssertionError("pgsink exited by itself while the test waited for " + chunks + " chunks; log:\n" + ServiceProcess.tail(log));
-                }
-                if (chunksSince(connection, since) >= chunks) {
-                    return;
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("no " + chunks + " chunks loaded within " + PROGRESS_TIMEOUT + "; log:\n" + ServiceProcess.tail(log));
-                }
-                Thread.sleep(5);
-            }
+            ServiceProcess.awaitProgress(process, log, chunks + " chunks loaded", PROGRESS_TIMEOUT, Duration.ofMillis(5),
+                    () -> assertThat(chunksSince(connection, since)).isGreaterThanOrEqualTo(chunks));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.pgsink.connector.standalone;
 
+import io.pgsink.copy.testing.Poll;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -129,21 +130,12 @@ class TransactionBoundaryCostIT
     private static void awaitSentinel(TestingDatabase target, RunningService.Check running, long balance)
             throws Exception
     {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
         try (Connection connection = target.connect()) {
-            while (System.nanoTime() < deadline) {
+            // a failed read (SQLException) is retried
+            Poll.until("the target to show sentinel " + balance, TIMEOUT, Duration.ofMillis(5), () -> {
                 running.run();
-                try {
-                    if (TransferWorkload.single(connection, "SELECT coalesce(max(step), -1) FROM public.sentinel") >= balance) {
-                        return;
-                    }
-                }
-                catch (SQLException e) {
-                    // the table is there from the start; a failed read is retried
-                }
-                Thread.sleep(5);
-            }
+                assertThat(TransferWorkload.single(connection, "SELECT coalesce(max(step), -1) FROM public.sentinel")).isGreaterThanOrEqualTo(balance);
+            });
         }
-        throw new AssertionError("the target did not show sentinel " + balance + " within " + TIMEOUT);
     }
 }

@@ -277,16 +277,12 @@ class TransactionBoundaryIT
     private static long awaitEventsIn(Process process, Path log, HttpClient client, int port, long events)
             throws Exception
     {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            assertThat(process.isAlive()).as("pgsink runs; log:\n%s", ServiceProcess.tail(log)).isTrue();
-            long seen = eventsIn(client, port);
-            if (seen >= events) {
-                return seen;
-            }
-            Thread.sleep(5);
-        }
-        throw new AssertionError("the service did not take " + events + " events within " + TIMEOUT + "; log:\n" + ServiceProcess.tail(log));
+        AtomicLong seen = new AtomicLong();
+        ServiceProcess.awaitProgress(process, log, "the service to take " + events + " events", TIMEOUT, Duration.ofMillis(5), () -> {
+            seen.set(eventsIn(client, port));
+            assertThat(seen.get()).isGreaterThanOrEqualTo(events);
+        });
+        return seen.get();
     }
 
     private static long eventsIn(HttpClient client, int port)
