@@ -132,7 +132,7 @@ abstract class AbstractMergeTest
         }
         sinks.clear();
         // nothing leaked: every sink connection is closed again
-        assertThat(TestingSink.openConnections(schema)).isZero();
+        TestingSink.awaitNoOpenConnections(schema);
     }
 
     @AfterAll

@@ -1,13 +1,12 @@
 package io.pgsink.merge;
 
+import io.pgsink.copy.testing.Poll;
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.utility.DockerImageName;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Properties;
 
@@ -102,24 +101,8 @@ final class TestingGreenplumServer
     /** The coordinator may still restart right after the entry point logged; wait until it answers. */
     private void awaitConnection()
     {
-        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        while (true) {
-            try (Connection connection = server.connect()) {
-                return;
-            }
-            catch (SQLException e) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("Greenplum in " + container.getDockerImageName() + " did not accept connections within 2 minutes after start", e);
-                }
-            }
-            try {
-                Thread.sleep(1000);
-            }
-            catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
+        Poll.until("Greenplum in " + container.getDockerImageName() + " to accept connections after start", Duration.ofMinutes(2),
+                () -> server.connect().close());
     }
 
     @Override

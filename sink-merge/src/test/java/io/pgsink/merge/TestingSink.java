@@ -1,17 +1,17 @@
 package io.pgsink.merge;
 
+import io.pgsink.copy.testing.Poll;
 import io.pgsink.copy.testing.TestingSchema;
 import io.pgsink.core.buffer.BufferedSink;
 import io.pgsink.core.config.SinkConfig;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** Builds sinks that write into a {@link TestingSchema}, and reads what they wrote. */
 final class TestingSink
@@ -44,18 +44,11 @@ final class TestingSink
     }
 
     /** Waits up to 5 s for the test's sink connections to end (a closed connection's backend exits asynchronously). */
-    static long openConnections(TestingSchema schema)
-            throws SQLException, InterruptedException
+    static void awaitNoOpenConnections(TestingSchema schema)
     {
-        long open = 0;
-        for (int attempt = 0; attempt < 50; attempt++) {
-            open = Long.parseLong(query(schema, "SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + applicationName(schema) + "'").get(0).get(0));
-            if (open == 0) {
-                break;
-            }
-            Thread.sleep(100);
-        }
-        return open;
+        String count = "SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + applicationName(schema) + "'";
+        Poll.until("the sink connections of " + schema.name() + " to end", Duration.ofSeconds(5),
+                () -> assertThat(Long.parseLong(schema.query(count).get(0).get(0))).as("open sink connections").isZero());
     }
 
     static SinkConfig config(TestingSchema schema, Map<String, String> overrides)
@@ -73,17 +66,6 @@ final class TestingSink
     static List<List<String>> query(TestingSchema schema, String sql)
             throws SQLException
     {
-        try (Connection connection = schema.connect(); Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
-            List<List<String>> result = new ArrayList<>();
-            int columns = rows.getMetaData().getColumnCount();
-            while (rows.next()) {
-                List<String> row = new ArrayList<>();
-                for (int i = 1; i <= columns; i++) {
-                    row.add(rows.getString(i));
-                }
-                result.add(row);
-            }
-            return result;
-        }
+        return schema.query(sql);
     }
 }

@@ -1,6 +1,7 @@
 package io.pgsink.copy.load;
 
 import io.pgsink.copy.sql.SqlIdentifiers;
+import io.pgsink.copy.testing.Poll;
 import io.pgsink.copy.testing.TestingCopies;
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
 import io.pgsink.copy.testing.TestingSchema;
@@ -21,6 +22,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -157,7 +159,7 @@ class CopyLoaderTest
                 writer.endRow();
             }
             // the server has received and parsed rows: a COPY ended now would load them
-            assertThat(waitForProcessedTuples(pid)).isPositive();
+            Poll.until("the server to parse rows of the COPY", Duration.ofSeconds(30), () -> assertThat(processedTuples(pid)).isPositive());
             throw failure;
         }));
         assertThat(thrown).isSameAs(failure);
@@ -364,27 +366,14 @@ class CopyLoaderTest
         schema.execute("DELETE FROM target WHERE id = 1000");
     }
 
-    /** Polls the COPY's progress from another connection until the server has parsed rows. */
-    private long waitForProcessedTuples(int pid)
+    /** The COPY's progress, seen from another connection: the rows the server has parsed. */
+    private long processedTuples(int pid)
             throws SQLException
     {
-        long deadline = System.nanoTime() + 30_000_000_000L;
         try (PreparedStatement statement = observer.prepareStatement("SELECT tuples_processed FROM pg_stat_progress_copy WHERE pid = ?")) {
             statement.setInt(1, pid);
-            while (true) {
-                try (ResultSet result = statement.executeQuery()) {
-                    long processed = result.next() ? result.getLong(1) : 0;
-                    if (processed > 0 || System.nanoTime() > deadline) {
-                        return processed;
-                    }
-                }
-                try {
-                    Thread.sleep(20);
-                }
-                catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new AssertionError(e);
-                }
+            try (ResultSet result = statement.executeQuery()) {
+                return result.next() ? result.getLong(1) : 0;
             }
         }
     }

@@ -1,10 +1,8 @@
 package io.pgsink.copy.testing;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 
@@ -58,17 +56,8 @@ public final class TestingSchema
     public List<List<String>> query(String sql)
             throws SQLException
     {
-        try (Connection connection = connect(); Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
-            List<List<String>> result = new ArrayList<>();
-            int columns = rows.getMetaData().getColumnCount();
-            while (rows.next()) {
-                List<String> row = new ArrayList<>();
-                for (int i = 1; i <= columns; i++) {
-                    row.add(rows.getString(i));
-                }
-                result.add(row);
-            }
-            return result;
+        try (Connection connection = connect()) {
+            return Rows.query(connection, sql);
         }
     }
 

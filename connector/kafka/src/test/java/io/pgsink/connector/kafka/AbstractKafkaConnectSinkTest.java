@@ -1,6 +1,7 @@
 package io.pgsink.connector.kafka;
 
 import io.pgsink.connector.debezium.UnavailablePlaceholder;
+import io.pgsink.copy.testing.Rows;
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
 import io.pgsink.copy.testing.TestingSchema;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -151,15 +152,10 @@ abstract class AbstractKafkaConnectSinkTest
 
     Map<String, String> connector(String name, String topics, String tableFormat, int tasks)
     {
-        Map<String, String> config = new HashMap<>();
-        config.put("connector.class", PgsinkSinkConnector.class.getName());
+        Map<String, String> config = TestingConnector.properties(schema, topics);
         config.put("tasks.max", String.valueOf(tasks));
-        config.put("topics", topics);
         config.putAll(recordSettings());
-        config.put("target.url", schema.server().jdbcUrl());
-        schema.server().properties().forEach((key, value) -> config.put("target." + key, (String) value));
         config.put("target.table.name.format", tableFormat);
-        config.put("offsets.schema", schema.name());
         config.put("flush.interval.ms", "200");
         config.put("target.jdbc.ApplicationName", applicationName(name));
         return config;
@@ -828,18 +824,7 @@ abstract class AbstractKafkaConnectSinkTest
     {
         try (Connection connection = schema.connect(); Statement statement = connection.createStatement()) {
             statement.execute("SET TIME ZONE 'UTC'");
-            try (ResultSet rows = statement.executeQuery(sql)) {
-                List<List<String>> result = new ArrayList<>();
-                int columns = rows.getMetaData().getColumnCount();
-                while (rows.next()) {
-                    List<String> row = new ArrayList<>();
-                    for (int i = 1; i <= columns; i++) {
-                        row.add(rows.getString(i));
-                    }
-                    result.add(row);
-                }
-                return result;
-            }
+            return Rows.query(connection, sql);
         }
     }
 }

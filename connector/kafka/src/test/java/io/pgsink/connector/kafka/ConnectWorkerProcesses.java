@@ -20,7 +20,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -47,6 +46,7 @@ final class ConnectWorkerProcesses
     private final Path buildDirectory;
     private final String group;
     private final List<Path> pluginPath;
+    private boolean ownsKafka;
 
     /**
      * @param group the worker group, also the prefix of its storage topics and of the files (properties, log) in the build directory
@@ -58,6 +58,27 @@ final class ConnectWorkerProcesses
         this.buildDirectory = buildDirectory;
         this.group = group;
         this.pluginPath = List.copyOf(pluginPath);
+    }
+
+    /**
+     * Workers of {@code group} with pgsink's plugin installed from this build, on a one-broker Kafka
+     * cluster of their own that {@link #close()} stops after them.
+     */
+    static ConnectWorkerProcesses withOwnKafka(String group)
+            throws IOException
+    {
+        Path buildDirectory = buildDirectory();
+        Path pluginPath = installPgsinkPlugin(buildDirectory);
+        EmbeddedKafkaCluster kafka = new EmbeddedKafkaCluster(1, new Properties());
+        kafka.start();
+        ConnectWorkerProcesses workers = new ConnectWorkerProcesses(kafka, buildDirectory, group, List.of(pluginPath));
+        workers.ownsKafka = true;
+        return workers;
+    }
+
+    EmbeddedKafkaCluster kafka()
+    {
+        return kafka;
     }
 
     /**
@@ -78,19 +99,13 @@ final class ConnectWorkerProcesses
      */
     static Map<String, String> jsonConnector(TestingSchema schema, String topics)
     {
-        Map<String, String> config = new HashMap<>();
-        config.put("connector.class", PgsinkSinkConnector.class.getName());
+        Map<String, String> config = TestingConnector.properties(schema, topics);
         config.put("tasks.max", "2");
-        config.put("topics", topics);
         config.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
         config.put("key.converter.schemas.enable", "true");
         config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
         config.put("value.converter.schemas.enable", "true");
         config.put("value.converter.replace.null.with.default", "false");
-        config.put("target.url", schema.server().jdbcUrl());
-        schema.server().properties().forEach((key, value) -> config.put("target." + key, (String) value));
-        config.put("target.table.name.format", schema.name() + ".${table}");
-        config.put("offsets.schema", schema.name());
         return config;
     }
 
@@ -269,6 +284,9 @@ final class ConnectWorkerProcesses
     {
         for (Process process : processes) {
             process.destroyForcibly().waitFor();
+        }
+        if (ownsKafka) {
+            kafka.stop();
         }
     }
 }

@@ -24,7 +24,6 @@ import org.junit.jupiter.api.TestInstance;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -88,14 +87,8 @@ class KafkaColumnSelectionIT
 
     private PgsinkSinkTask start(Map<String, String> overrides)
     {
-        Map<String, String> properties = new HashMap<>();
+        Map<String, String> properties = TestingConnector.properties(schema, TOPIC);
         properties.put("name", "orders-sink");
-        properties.put("connector.class", PgsinkSinkConnector.class.getName());
-        properties.put("topics", TOPIC);
-        properties.put("target.url", schema.server().jdbcUrl());
-        schema.server().properties().forEach((key, value) -> properties.put("target." + key, (String) value));
-        properties.put("target.table.name.format", schema.name() + ".${table}");
-        properties.put("offsets.schema", schema.name());
         properties.put("flush.interval.ms", "60000");
         properties.putAll(overrides);
         TestingSinkTaskContext context = new TestingSinkTaskContext(properties, null);

@@ -17,17 +17,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 import java.io.IOException;
-import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
@@ -74,13 +69,10 @@ class KafkaConnectCrashIT
     void start()
             throws Exception
     {
-        Path buildDirectory = ConnectWorkerProcesses.buildDirectory();
-        Path pluginPath = ConnectWorkerProcesses.installPgsinkPlugin(buildDirectory);
         schema = TestingPostgreSqlServer.target().createSchema("kafka_crash");
         schema.execute("CREATE TABLE accounts (id bigint PRIMARY KEY, balance bigint, version bigint)", "CREATE TABLE ledger (id bigint NOT NULL, account bigint, amount bigint)");
-        kafka = new EmbeddedKafkaCluster(1, new Properties());
-        kafka.start();
-        workers = new ConnectWorkerProcesses(kafka, buildDirectory, "pgsink-crash", List.of(pluginPath));
+        workers = ConnectWorkerProcesses.withOwnKafka("pgsink-crash");
+        kafka = workers.kafka();
     }
 
     @AfterAll
@@ -88,10 +80,8 @@ class KafkaConnectCrashIT
             throws Exception
     {
         if (workers != null) {
+            // and their Kafka
             workers.close();
-        }
-        if (kafka != null) {
-            kafka.stop();
         }
         if (schema != null) {
             schema.close();
@@ -251,17 +241,6 @@ class KafkaConnectCrashIT
     private List<List<String>> query(String sql)
             throws SQLException
     {
-        try (Connection connection = schema.connect(); Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
-            List<List<String>> result = new ArrayList<>();
-            int columns = rows.getMetaData().getColumnCount();
-            while (rows.next()) {
-                List<String> row = new ArrayList<>();
-                for (int i = 1; i <= columns; i++) {
-                    row.add(rows.getString(i));
-                }
-                result.add(row);
-            }
-            return result;
-        }
+        return schema.query(sql);
     }
 }

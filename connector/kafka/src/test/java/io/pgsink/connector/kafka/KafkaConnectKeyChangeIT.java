@@ -15,13 +15,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -73,12 +71,9 @@ class KafkaConnectKeyChangeIT
     void start()
             throws Exception
     {
-        Path buildDirectory = ConnectWorkerProcesses.buildDirectory();
-        Path pluginPath = ConnectWorkerProcesses.installPgsinkPlugin(buildDirectory);
         schema = TestingPostgreSqlServer.get().createSchema("kafka_moves");
-        kafka = new EmbeddedKafkaCluster(1, new Properties());
-        kafka.start();
-        workers = new ConnectWorkerProcesses(kafka, buildDirectory, "pgsink-moves", List.of(pluginPath));
+        workers = ConnectWorkerProcesses.withOwnKafka("pgsink-moves");
+        kafka = workers.kafka();
         port = startWorker();
     }
 
@@ -87,10 +82,8 @@ class KafkaConnectKeyChangeIT
             throws Exception
     {
         if (workers != null) {
+            // and their Kafka
             workers.close();
-        }
-        if (kafka != null) {
-            kafka.stop();
         }
         if (schema != null) {
             schema.close();

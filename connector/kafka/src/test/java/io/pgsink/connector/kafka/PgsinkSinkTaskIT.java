@@ -23,13 +23,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -102,14 +98,8 @@ class PgsinkSinkTaskIT
 
     private Map<String, String> properties(Map<String, String> overrides)
     {
-        Map<String, String> properties = new HashMap<>();
+        Map<String, String> properties = TestingConnector.properties(schema, TOPIC);
         properties.put("name", "orders-sink");
-        properties.put("connector.class", PgsinkSinkConnector.class.getName());
-        properties.put("topics", TOPIC);
-        properties.put("target.url", schema.server().jdbcUrl());
-        schema.server().properties().forEach((key, value) -> properties.put("target." + key, (String) value));
-        properties.put("target.table.name.format", schema.name() + ".${table}");
-        properties.put("offsets.schema", schema.name());
         properties.put("tables.without.key", "append-only");
         properties.put("flush.interval.ms", "60000");
         properties.put("target.jdbc.ApplicationName", applicationName());
@@ -706,17 +696,6 @@ class PgsinkSinkTaskIT
     private List<List<String>> query(String sql)
             throws SQLException
     {
-        try (Connection connection = schema.connect(); Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
-            List<List<String>> result = new ArrayList<>();
-            int columns = rows.getMetaData().getColumnCount();
-            while (rows.next()) {
-                List<String> row = new ArrayList<>();
-                for (int i = 1; i <= columns; i++) {
-                    row.add(rows.getString(i));
-                }
-                result.add(row);
-            }
-            return result;
-        }
+        return schema.query(sql);
     }
 }

@@ -1,59 +1,37 @@
 package io.pgsink.connector.standalone.cli;
 
+import io.pgsink.connector.standalone.service.TestingPipeline;
+
 import io.pgsink.connector.standalone.service.TestingDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code pgsink check} against real databases, through the command line. */
 class CheckCommandIT
 {
-    private TestingDatabase source;
-    private TestingDatabase target;
-    private String sinkName;
-
-    @BeforeEach
-    void createDatabases()
-            throws Exception
-    {
-        source = TestingDatabase.create("pgsink_check_source");
-        target = TestingDatabase.createTarget("pgsink_check_target");
-        sinkName = TestingDatabase.randomName("check");
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
-    }
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("check");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
+    private final String sinkName = pipeline.sinkName();
 
     private Path configFile(Path directory, Map<String, String> extra)
             throws IOException
     {
-        Map<String, String> properties = new TreeMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("sink.name", sinkName);
-        properties.put("source.publication.autocreate.mode", "filtered");
+        Map<String, String> properties = pipeline.properties();
         properties.putAll(extra);
-        List<String> lines = new ArrayList<>();
-        properties.forEach((key, value) -> lines.add(key + "=" + value));
-        Path file = directory.resolve("pgsink.properties");
-        Files.write(file, lines);
+        Path file = TestingCommand.configFile(directory.resolve("pgsink.properties"), properties);
         return file;
     }
 

@@ -1,5 +1,7 @@
 package io.pgsink.connector.standalone.cli;
 
+import io.pgsink.connector.standalone.service.TestingPipeline;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pgsink.connector.standalone.service.RunningService;
@@ -7,6 +9,7 @@ import io.pgsink.connector.standalone.service.TestingDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -14,7 +17,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -36,17 +38,16 @@ class VerifyCommandIT
 
     @TempDir
     Path directory;
-    private TestingDatabase source;
-    private TestingDatabase target;
-    private String sinkName;
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("verify");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
+    private final String sinkName = pipeline.sinkName();
 
     @BeforeEach
-    void createDatabases()
+    void createTables()
             throws Exception
     {
-        source = TestingDatabase.create("pgsink_verify_source");
-        target = TestingDatabase.create("pgsink_verify_target");
-        sinkName = TestingDatabase.randomName("verify");
         source.execute(
                 "CREATE TABLE public.orders (id bigint PRIMARY KEY, status text NOT NULL, amount "
                         + "numeric(12,2), note text)",
@@ -57,35 +58,16 @@ class VerifyCommandIT
                 "INSERT INTO public.items SELECT g / 3, g % 3, 'sku-' || g FROM generate_series(3, 300) g");
     }
 
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
-    }
-
     private Map<String, String> configuration()
     {
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", "public.orders,public.items");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", sinkName);
+        Map<String, String> properties = pipeline.properties("public.orders,public.items");
         properties.put("schema.evolution", "add-columns");
-        properties.put("flush.interval.ms", "100");
-        properties.put("http.port", "-1");
-        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
         return properties;
     }
 
     private void awaitEqual(RunningService running, String query)
     {
-        RunningService.await("target to equal source: " + query, CATCH_UP, () -> {
-            running.assertRunning();
-            assertThat(target.query(query)).isEqualTo(source.query(query));
-        });
+        pipeline.awaitEqual(running, query, CATCH_UP);
     }
 
     /** Waits until the service streams the live workload's changes. */

@@ -6,9 +6,9 @@ import io.pgsink.core.error.SinkException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -32,44 +32,28 @@ abstract class AbstractBadRowsTest
     private static final String TARGET_TABLES = "CREATE TABLE public.accounts (id int PRIMARY KEY, code varchar(3), balance int CHECK (balance >= 0), amount int, note text)";
     private static final String KEYLESS = "CREATE TABLE public.log (message text)";
 
-    private TestingDatabase source;
-    private TestingDatabase target;
-    private final String sinkName = TestingDatabase.randomName("bad_rows");
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("bad_rows", targetServer());
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
+    private final String sinkName = pipeline.sinkName();
 
     /** The server the target database is created on; the source is {@link TestingPostgreSqlServer#source()}. */
     protected abstract TestingPostgreSqlServer targetServer();
 
     @BeforeEach
-    void createDatabases()
+    void createTables()
             throws Exception
     {
-        source = TestingDatabase.create("pgsink_bad_source");
-        target = TestingDatabase.create(targetServer(), "pgsink_bad_target");
         source.execute(SOURCE_TABLES, KEYLESS, "ALTER TABLE public.log REPLICA IDENTITY FULL");
         target.execute(TARGET_TABLES, KEYLESS);
     }
 
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
-        assertThat(source.replicationSlots()).isEmpty();
-    }
-
     private Map<String, String> configuration(String tolerance)
     {
-        Map<String, String> properties = new HashMap<>(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", "public.accounts,public.log");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", sinkName);
+        Map<String, String> properties = pipeline.properties("public.accounts,public.log");
         properties.put("errors.tolerance", tolerance);
         properties.put("tables.without.key", "append-only");
-        properties.put("flush.interval.ms", "100");
-        properties.put("http.port", "-1");
-        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
         return properties;
     }
 

@@ -2,16 +2,14 @@ package io.pgsink.connector.standalone.service;
 
 import io.pgsink.connector.standalone.monitoring.ServiceState;
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -26,43 +24,20 @@ abstract class AbstractChangeMetadataServiceTest
 {
     private static final Duration CATCH_UP = Duration.ofSeconds(90);
 
-    private TestingDatabase source;
-    private TestingDatabase target;
-    private String sinkName;
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("meta", targetServer());
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
+    private final String sinkName = pipeline.sinkName();
 
     protected abstract TestingPostgreSqlServer targetServer();
 
-    @BeforeEach
-    void createDatabases()
-            throws Exception
-    {
-        source = TestingDatabase.create("pgsink_source");
-        target = TestingDatabase.create(targetServer(), "pgsink_target");
-        sinkName = TestingDatabase.randomName("meta");
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
-        assertThat(source.replicationSlots()).isEmpty();
-    }
-
     private Map<String, String> configuration(String includeList, Map<String, String> more)
     {
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", includeList);
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", sinkName);
-        properties.put("flush.interval.ms", "100");
+        Map<String, String> properties = pipeline.properties(includeList);
         properties.put("http.port", "0");
         properties.put("http.host", "127.0.0.1");
         properties.put("schema.evolution", "add-columns");
-        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
         properties.put("metadata.operation.column", "_op");
         properties.put("metadata.source.position.column", "_lsn");
         properties.putAll(more);

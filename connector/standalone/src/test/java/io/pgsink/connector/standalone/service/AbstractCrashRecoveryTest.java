@@ -1,11 +1,12 @@
 package io.pgsink.connector.standalone.service;
 
+import io.pgsink.connector.standalone.cli.TestingCommand;
+
 import io.pgsink.connector.standalone.demo.DemoWorkload;
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
 import org.jetbrains.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -53,8 +54,10 @@ abstract class AbstractCrashRecoveryTest
     private static final Duration PROGRESS_TIMEOUT = Duration.ofMinutes(5);
     private static final String SECRET = "pgsink-crash-test-secret-" + Long.toHexString(System.nanoTime());
 
-    private TestingDatabase source;
-    private TestingDatabase target;
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("crash", targetServer());
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
 
     /** The server the target database is created on; the source is {@link TestingPostgreSqlServer#source()}. */
     protected abstract TestingPostgreSqlServer targetServer();
@@ -63,23 +66,6 @@ abstract class AbstractCrashRecoveryTest
     protected Map<String, String> extraProperties()
     {
         return Map.of();
-    }
-
-    @BeforeEach
-    void createDatabases()
-            throws Exception
-    {
-        source = TestingDatabase.create("pgsink_crash_source");
-        target = TestingDatabase.create(targetServer(), "pgsink_crash_target");
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
-        assertThat(source.replicationSlots()).isEmpty();
     }
 
     @Test
@@ -97,8 +83,8 @@ abstract class AbstractCrashRecoveryTest
             // enough rows that the snapshot takes a while: kills land in it too
             new DemoWorkload(connection, seed).seed(30_000);
         }
-        String sinkName = TestingDatabase.randomName("crash");
-        Path config = writeConfig(directory, sinkName);
+        String sinkName = pipeline.sinkName();
+        Path config = writeConfig(directory);
         // kept in the build directory when the test fails: the child JVM's log is the evidence
         Path log = Path.of(System.getenv().getOrDefault("PGSINK_BUILD_DIRECTORY", directory.toString())).resolve("crash-test-" + seed + ".log");
         Files.deleteIfExists(log);
@@ -196,7 +182,6 @@ abstract class AbstractCrashRecoveryTest
         DURING_FLUSH,
     }
 
-
     /** Waits until the target stores a position other than {@code previous}, and returns it. */
     private String awaitNewPosition(Process process, Path log, String sinkName, @Nullable String previous)
             throws Exception
@@ -241,32 +226,21 @@ abstract class AbstractCrashRecoveryTest
         }
     }
 
-    private Path writeConfig(Path directory, String sinkName)
+    private Path writeConfig(Path directory)
             throws Exception
     {
-        Map<String, String> properties = new TreeMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
+        Map<String, String> properties = pipeline.properties("public.orders");
         // the test server trusts local connections, so the passwords are never used, only (not) logged
         properties.put("source.database.password", SECRET);
         properties.put("target.password", SECRET);
-        properties.put("source.table.include.list", "public.orders");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", sinkName);
         // small, frequent flushes: more commits to be killed in the middle of
         properties.put("flush.interval.ms", "50");
         properties.put("flush.max.events", "700");
-        properties.put("http.port", "-1");
         properties.put("progress.interval.ms", "1000");
-        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
         properties.putAll(extraProperties());
-        List<String> lines = new ArrayList<>();
-        properties.forEach((key, value) -> lines.add(key + "=" + value));
-        Path file = directory.resolve("pgsink.properties");
-        Files.write(file, lines);
+        Path file = TestingCommand.configFile(directory.resolve("pgsink.properties"), properties);
         return file;
     }
-
 
     /** Up to ten keys whose rows differ between source and target, with both rows' text (test data), to tell a lost change from a doubled one. */
     private String differences()

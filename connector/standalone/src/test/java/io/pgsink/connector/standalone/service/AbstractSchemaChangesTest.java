@@ -7,10 +7,10 @@ import io.pgsink.core.error.SinkException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -26,50 +26,24 @@ abstract class AbstractSchemaChangesTest
 {
     private static final Duration CATCH_UP = Duration.ofSeconds(90);
 
-    private TestingDatabase source;
-    private TestingDatabase target;
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("ddl", targetServer());
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
 
     /** The server the target database is created on; the source is {@link TestingPostgreSqlServer#source()}. */
     protected abstract TestingPostgreSqlServer targetServer();
 
-    @BeforeEach
-    void createDatabases()
-            throws Exception
-    {
-        source = TestingDatabase.create("pgsink_ddl_source");
-        target = TestingDatabase.create(targetServer(), "pgsink_ddl_target");
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
-    }
-
     private Map<String, String> configuration(String includeList)
     {
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", includeList);
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", TestingDatabase.randomName("ddl"));
-        properties.put("flush.interval.ms", "100");
-        properties.put("http.port", "-1");
-        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
+        Map<String, String> properties = pipeline.properties(includeList);
         properties.put("schema.evolution", "add-columns");
         return properties;
     }
 
     private void awaitEqual(RunningService running, String query)
-            throws Exception
     {
-        RunningService.await("target to equal source: " + query, CATCH_UP, () -> {
-            running.assertRunning();
-            assertThat(target.query(query)).isEqualTo(source.query(query));
-        });
+        pipeline.awaitEqual(running, query, CATCH_UP);
     }
 
     @Test

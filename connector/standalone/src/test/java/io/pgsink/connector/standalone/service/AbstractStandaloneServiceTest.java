@@ -7,6 +7,7 @@ import io.pgsink.core.error.SinkException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,7 +16,6 @@ import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -33,9 +33,11 @@ abstract class AbstractStandaloneServiceTest
 {
     private static final Duration CATCH_UP = Duration.ofSeconds(90);
 
-    private TestingDatabase source;
-    private TestingDatabase target;
-    private String sinkName;
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("it", targetServer());
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
+    private final String sinkName = pipeline.sinkName();
 
     /** The server the target database is created on; the source is {@link TestingPostgreSqlServer#source()}. */
     protected abstract TestingPostgreSqlServer targetServer();
@@ -44,15 +46,6 @@ abstract class AbstractStandaloneServiceTest
     protected String distributedBy(String columns)
     {
         return "";
-    }
-
-    @BeforeEach
-    void createDatabases()
-            throws Exception
-    {
-        source = TestingDatabase.create("pgsink_source");
-        target = TestingDatabase.create(targetServer(), "pgsink_target");
-        sinkName = TestingDatabase.randomName("it");
     }
 
     protected final TestingDatabase source()
@@ -65,46 +58,25 @@ abstract class AbstractStandaloneServiceTest
         return target;
     }
 
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
-        assertThat(source.replicationSlots()).isEmpty();
-    }
-
     protected final Map<String, String> configuration(String includeList)
     {
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", includeList);
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", sinkName);
-        properties.put("flush.interval.ms", "100");
+        Map<String, String> properties = pipeline.properties(includeList);
         properties.put("http.port", "0");
         properties.put("http.host", "127.0.0.1");
         properties.put("progress.interval.ms", "1000");
         // not "pgsink ...": other modules' tests count connections by that application name
-        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
         return properties;
     }
 
     protected final void createBoth(String... sql)
             throws Exception
     {
-        source.execute(sql);
-        target.execute(sql);
+        pipeline.executeInBoth(sql);
     }
 
     protected final void awaitEqual(RunningService running, String query)
-            throws Exception
     {
-        RunningService.await("target to equal source: " + query, CATCH_UP, () -> {
-            running.assertRunning();
-            assertThat(target.query(query)).isEqualTo(source.query(query));
-        });
+        pipeline.awaitEqual(running, query, CATCH_UP);
     }
 
     @Test

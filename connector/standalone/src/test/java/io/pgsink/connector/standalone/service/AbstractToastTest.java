@@ -1,14 +1,13 @@
 package io.pgsink.connector.standalone.service;
 
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -27,18 +26,18 @@ abstract class AbstractToastTest
     /** md5 of every large column, so a placeholder or a truncated value shows as a difference. */
     private static final String ROWS = "SELECT id, n, length(body), md5(body), md5(doc::text), md5(blob) FROM public.docs ORDER BY id";
 
-    private TestingDatabase source;
-    private TestingDatabase target;
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("toast", targetServer());
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
 
     /** The server the target database is created on; the source is {@link TestingPostgreSqlServer#source()}. */
     protected abstract TestingPostgreSqlServer targetServer();
 
     @BeforeEach
-    void createDatabases()
+    void createTables()
             throws Exception
     {
-        source = TestingDatabase.create("pgsink_toast_source");
-        target = TestingDatabase.create(targetServer(), "pgsink_toast_target");
         String table = "CREATE TABLE public.docs (id int PRIMARY KEY, n int, body text, doc jsonb, blob bytea)";
         target.execute(table);
         source.execute(table,
@@ -46,14 +45,6 @@ abstract class AbstractToastTest
                 "ALTER TABLE public.docs ALTER body SET STORAGE EXTERNAL, ALTER doc SET STORAGE EXTERNAL, ALTER blob SET STORAGE EXTERNAL",
                 "CREATE FUNCTION big(seed int) RETURNS text LANGUAGE sql AS $$ SELECT string_agg(md5((seed * 1000 + g)::text), '') FROM generate_series(1, 300) g $$");
         assertThat(source.query("SELECT relreplident FROM pg_class WHERE oid = 'public.docs'::regclass")).containsExactly(List.of("d"));
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
     }
 
     private static String insert(int id)
@@ -81,23 +72,13 @@ abstract class AbstractToastTest
     private void awaitEqual(RunningService running)
             throws Exception
     {
-        RunningService.await("target docs to equal source", CATCH_UP, () -> {
-            running.assertRunning();
-            assertThat(target.query(ROWS)).isEqualTo(source.query(ROWS));
-        });
+        pipeline.awaitEqual(running, ROWS, CATCH_UP);
     }
 
     private Map<String, String> properties()
     {
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", "public.docs");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", TestingDatabase.randomName("toast"));
+        Map<String, String> properties = pipeline.properties("public.docs");
         properties.put("flush.interval.ms", "200");
-        properties.put("http.port", "-1");
-        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
         return properties;
     }
 

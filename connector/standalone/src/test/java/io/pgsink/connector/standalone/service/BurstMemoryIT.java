@@ -1,18 +1,19 @@
 package io.pgsink.connector.standalone.service;
 
+import io.pgsink.connector.standalone.cli.TestingCommand;
+
 import io.pgsink.connector.standalone.config.StandaloneConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -40,24 +41,10 @@ class BurstMemoryIT
     private static final Pattern FULL_GC = Pattern.compile("Pause Full .*?(\\d+)M->(\\d+)M\\((\\d+)M\\)");
     private static final String CHECKSUM = "SELECT count(*), sum(n), md5(string_agg(md5(t::text), '' ORDER BY id)) FROM public.burst t";
 
-    private TestingDatabase source;
-    private TestingDatabase target;
-
-    @BeforeEach
-    void createDatabases()
-            throws Exception
-    {
-        source = TestingDatabase.create("pgsink_burst_source");
-        target = TestingDatabase.createTarget("pgsink_burst_target");
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
-    }
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("burst");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
 
     @Test
     void heapStaysBoundedWhileABulkUpdateIsApplied(@TempDir Path directory)
@@ -69,8 +56,8 @@ class BurstMemoryIT
         String seed = "INSERT INTO public.burst SELECT g, 0, repeat(md5(g::text), 16) FROM generate_series(1, " + rows + ") g";
         source.execute(table, seed);
         target.execute(table, seed);
-        String sinkName = TestingDatabase.randomName("burst");
-        Path config = writeConfig(directory, sinkName);
+        String sinkName = pipeline.sinkName();
+        Path config = writeConfig(directory);
         Path log = directory.resolve("pgsink.log");
         Path gcLog = directory.resolve("gc.log");
         Path jar = Path.of(System.getProperty("pgsink.jar", "target/pgsink.jar"));
@@ -120,23 +107,16 @@ class BurstMemoryIT
         assertThat(peakAfterGc).as("peak live heap in MiB").isLessThanOrEqualTo(bound);
     }
 
-    private Path writeConfig(Path directory, String sinkName)
+    private Path writeConfig(Path directory)
             throws Exception
     {
-        Map<String, String> properties = new TreeMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", "public.burst");
-        properties.put("source.publication.autocreate.mode", "filtered");
+        Map<String, String> properties = pipeline.properties("public.burst");
+        // flushes by size (buffer.max.bytes) as much as by time: the burst fills the buffer
+        properties.remove("flush.interval.ms");
         properties.put("source.snapshot.mode", "no_data");
-        properties.put("sink.name", sinkName);
         properties.put("buffer.max.bytes", Long.toString(BUFFER_BYTES));
-        properties.put("http.port", "-1");
         properties.put("progress.interval.ms", "5000");
-        List<String> lines = new ArrayList<>();
-        properties.forEach((key, value) -> lines.add(key + "=" + value));
-        Path file = directory.resolve("pgsink.properties");
-        Files.write(file, lines);
+        Path file = TestingCommand.configFile(directory.resolve("pgsink.properties"), properties);
         return file;
     }
 }

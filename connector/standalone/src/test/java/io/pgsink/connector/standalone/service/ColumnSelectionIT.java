@@ -5,9 +5,9 @@ import io.pgsink.core.error.SinkException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -27,15 +27,15 @@ class ColumnSelectionIT
     private static final String SOURCE_ROWS = "SELECT id, name, md5(notes), score FROM public.people ORDER BY id";
     private static final String TARGET_ROWS = "SELECT id, full_name, md5(remarks), score FROM public.people ORDER BY id";
 
-    private TestingDatabase source;
-    private TestingDatabase target;
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("columns");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
 
     @BeforeEach
-    void createDatabases()
+    void createTables()
             throws Exception
     {
-        source = TestingDatabase.create("pgsink_columns_source");
-        target = TestingDatabase.createTarget("pgsink_columns_target");
         source.execute("CREATE TABLE public.people (id int PRIMARY KEY, name text, secret text, notes text, score int)",
                 // EXTERNAL: stored out of line, so an update that leaves notes alone sends Debezium's placeholder
                 "ALTER TABLE public.people ALTER notes SET STORAGE EXTERNAL",
@@ -43,37 +43,20 @@ class ColumnSelectionIT
                 "INSERT INTO public.people SELECT g, 'name ' || g, 'secret ' || g, big(g), g FROM generate_series(1, 5) g");
     }
 
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
-    }
-
     private Map<String, String> properties()
     {
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", "public.people");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", TestingDatabase.randomName("columns"));
+        Map<String, String> properties = pipeline.properties("public.people");
         properties.put("schema.evolution", "add-columns");
         // a regular expression: secret and every column added later whose name starts with it
         properties.put("column.exclude.list", "public\\.people\\.secret.*");
         properties.put("column.rename", "public.people.name:full_name,public.people.notes:remarks");
         properties.put("flush.interval.ms", "200");
-        properties.put("http.port", "-1");
         return properties;
     }
 
     private void awaitEqual(RunningService running, String sourceRows, String targetRows)
     {
-        RunningService.await("target people to equal the selected source columns", CATCH_UP, () -> {
-            running.assertRunning();
-            assertThat(target.query(targetRows)).isEqualTo(source.query(sourceRows));
-        });
+        pipeline.awaitEqual(running, sourceRows, targetRows, CATCH_UP);
     }
 
     @Test

@@ -2,15 +2,14 @@ package io.pgsink.connector.standalone.service;
 
 import io.pgsink.connector.standalone.monitoring.ServiceState;
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -132,7 +131,6 @@ class DataTypesIT
     /** The types of {@link #COLUMNS} that are not the server's own: created per database, with OIDs of their own. */
     private static final Set<String> CREATED_TYPES = Set.of("mood", "positive", "hstore", "citext", "ltree", "mood[]", "positive[]", "hstore[]");
 
-
     /** What the types table needs in a database, source or target. */
     private static final String[] TYPES = {
             "CREATE EXTENSION hstore",
@@ -141,35 +139,25 @@ class DataTypesIT
             "CREATE TYPE mood AS ENUM ('happy', 'sad')",
             "CREATE DOMAIN positive AS integer CHECK (VALUE > 0)"};
 
-    private TestingDatabase source;
-    private TestingDatabase target;
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("types");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
     /** Whether both servers take numeric 'Infinity' (PostgreSQL 14+). */
     private boolean numericInfinity;
     /** Whether the target reads the source's text of a non-ASCII "char" (not 16+ to older). */
     private boolean charOctalEscapes;
 
     @BeforeEach
-    void createDatabases()
+    void createTables()
             throws Exception
     {
-        source = TestingDatabase.create("pgsink_types_source");
-        target = TestingDatabase.createTarget("pgsink_types_target");
         int sourceVersion = TestingPostgreSqlServer.source().majorVersion();
         int targetVersion = TestingPostgreSqlServer.target().majorVersion();
         numericInfinity = Math.min(sourceVersion, targetVersion) >= 14;
         charOctalEscapes = sourceVersion < 16 || targetVersion >= 16;
-        for (TestingDatabase database : List.of(source, target)) {
-            database.execute(TYPES);
-        }
+        pipeline.executeInBoth(TYPES);
         source.execute(createTable());
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
     }
 
     private static String createTable()
@@ -258,7 +246,7 @@ class DataTypesIT
         String row = "'0044-03-15 BC', '10:15:30+05:30', '0044-03-15 12:00:00+00 BC', '{10:15:30+05:30}', '<?xml version=\"1.0\"?><r a=\"1\"/>'";
         source.execute(table, "INSERT INTO public.limits VALUES (1, " + row + ")");
         target.execute(table);
-        try (RunningService running = RunningService.start(serviceProperties("public.limits", "limits", Map.of()))) {
+        try (RunningService running = RunningService.start(pipeline.properties("public.limits"))) {
             RunningService.await("the initial load", Duration.ofSeconds(90), () -> {
                 running.assertRunning();
                 assertThat(running.service().state()).isEqualTo(ServiceState.State.STREAMING);
@@ -325,7 +313,8 @@ class DataTypesIT
         }
         source.execute(table, loaded.toString());
         target.execute(table);
-        Map<String, String> properties = serviceProperties(name, "extremes", Map.of("copy.format", copyFormat));
+        Map<String, String> properties = pipeline.properties(name);
+        properties.put("copy.format", copyFormat);
         try (RunningService running = RunningService.start(properties)) {
             RunningService.await("the initial load", Duration.ofSeconds(90), () -> {
                 running.assertRunning();
@@ -356,21 +345,6 @@ class DataTypesIT
         String endOfDay = "SELECT ttz::text FROM " + name + " WHERE id IN (6, 106) ORDER BY id";
         assertThat(source.query(endOfDay)).containsExactly(List.of("24:00:00+00"), List.of("24:00:00+00"));
         assertThat(target.query(endOfDay)).containsExactly(List.of("24:00:00+00"), List.of("00:00:00+00"));
-    }
-
-    private Map<String, String> serviceProperties(String table, String name, Map<String, String> extra)
-    {
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", table);
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", TestingDatabase.randomName(name));
-        properties.put("flush.interval.ms", "100");
-        properties.put("http.port", "-1");
-        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
-        properties.putAll(extra);
-        return properties;
     }
 
     /**
@@ -404,14 +378,8 @@ class DataTypesIT
         create.append(')');
         source.execute(create.toString(), insert.toString());
         target.execute(create.toString());
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", table);
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", TestingDatabase.randomName("builtin"));
+        Map<String, String> properties = pipeline.properties(table);
         properties.put("initial.load.copy.format", format);
-        properties.put("http.port", "-1");
         try (RunningService running = RunningService.start(properties)) {
             RunningService.await("the initial load", Duration.ofSeconds(90), () -> {
                 running.assertRunning();
@@ -437,15 +405,8 @@ class DataTypesIT
             throws Exception
     {
         source.execute(insertRows(firstId));
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
+        Map<String, String> properties = pipeline.properties("public.types");
         properties.putAll(destination.targetProperties());
-        properties.put("source.table.include.list", "public.types");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", TestingDatabase.randomName("types"));
-        properties.put("flush.interval.ms", "100");
-        properties.put("http.port", "-1");
-        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
         properties.putAll(extra);
         try (RunningService running = RunningService.start(properties)) {
             // streamed: inserted, then every value rewritten by an update, while the service runs

@@ -8,7 +8,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -26,17 +25,11 @@ class FailoverSlotIT
     private static final Duration CATCH_UP = Duration.ofSeconds(90);
     private static final String ITEMS = "SELECT id, note FROM public.items ORDER BY id";
 
-    private static Map<String, String> properties(TestingDatabase source, TestingDatabase target, String sinkName)
+    private static Map<String, String> properties(TestingPipeline pipeline)
     {
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", "public.items");
-        properties.put("source.publication.autocreate.mode", "filtered");
+        Map<String, String> properties = pipeline.properties("public.items");
         properties.put("source.slot.failover", "true");
-        properties.put("sink.name", sinkName);
         properties.put("flush.interval.ms", "200");
-        properties.put("http.port", "-1");
         return properties;
     }
 
@@ -45,13 +38,14 @@ class FailoverSlotIT
     void postgresql17CreatesAFailoverSlotAndStreams(@TempDir Path directory)
             throws Exception
     {
-        String sinkName = TestingDatabase.randomName("failover");
-        try (TestingDatabase source = TestingDatabase.create(TestingPostgreSqlServer.get(17), "pgsink_failover_source");
-                TestingDatabase target = TestingDatabase.createTarget("pgsink_failover_target")) {
+        try (TestingPipeline pipeline = TestingPipeline.create("failover", TestingPostgreSqlServer.get(17), TestingPostgreSqlServer.target())) {
+            TestingDatabase source = pipeline.source();
+            TestingDatabase target = pipeline.target();
+            String sinkName = pipeline.sinkName();
             source.execute("CREATE TABLE public.items (id int PRIMARY KEY, note text)",
                     "INSERT INTO public.items SELECT g, 'loaded' FROM generate_series(1, 20) g");
             target.execute("CREATE TABLE public.items (id int PRIMARY KEY, note text)");
-            Map<String, String> properties = properties(source, target, sinkName);
+            Map<String, String> properties = properties(pipeline);
             String slotFailover = "SELECT failover FROM pg_catalog.pg_replication_slots WHERE slot_name = '"
                     + sinkName + "'";
             try (RunningService running = RunningService.start(properties)) {
@@ -59,10 +53,7 @@ class FailoverSlotIT
                 assertThat(source.query(slotFailover)).containsExactly(List.of("t"));
                 source.execute("INSERT INTO public.items VALUES (21, 'streamed')",
                         "UPDATE public.items SET note = 'changed' WHERE id = 1");
-                RunningService.await("target to equal source", CATCH_UP, () -> {
-                    running.assertRunning();
-                    assertThat(target.query(ITEMS)).isEqualTo(source.query(ITEMS));
-                });
+                pipeline.awaitEqual(running, ITEMS, CATCH_UP);
             }
             assertThat(source.query(slotFailover)).containsExactly(List.of("t"));
 
@@ -85,13 +76,14 @@ class FailoverSlotIT
     void postgresql15RefusesTheKey(@TempDir Path directory)
             throws Exception
     {
-        String sinkName = TestingDatabase.randomName("failover");
-        try (TestingDatabase source = TestingDatabase.create(TestingPostgreSqlServer.get(15), "pgsink_failover_source");
-                TestingDatabase target = TestingDatabase.createTarget("pgsink_failover_target")) {
+        try (TestingPipeline pipeline = TestingPipeline.create("failover", TestingPostgreSqlServer.get(15), TestingPostgreSqlServer.target())) {
+            TestingDatabase source = pipeline.source();
+            TestingDatabase target = pipeline.target();
+            String sinkName = pipeline.sinkName();
             source.execute("CREATE TABLE public.items (id int PRIMARY KEY, note text)");
             target.execute("CREATE TABLE public.items (id int PRIMARY KEY, note text)");
             Path file = TestingCommand.configFile(directory.resolve("pgsink.properties"),
-                    properties(source, target, sinkName));
+                    properties(pipeline));
             String version = source.query("SELECT current_setting('server_version')").get(0).get(0);
             String problem = "Invalid value true for configuration source.slot.failover:"
                     + " failover slots need PostgreSQL 17 or later, the source " + source.host() + ":" + source.port()

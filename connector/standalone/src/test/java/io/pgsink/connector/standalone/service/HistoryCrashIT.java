@@ -1,8 +1,9 @@
 package io.pgsink.connector.standalone.service;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.pgsink.connector.standalone.cli.TestingCommand;
+
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -10,11 +11,9 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,24 +33,10 @@ class HistoryCrashIT
 {
     private static final Duration PROGRESS_TIMEOUT = Duration.ofSeconds(120);
 
-    private TestingDatabase source;
-    private TestingDatabase target;
-
-    @BeforeEach
-    void createDatabases()
-            throws Exception
-    {
-        source = TestingDatabase.create("pgsink_history_source");
-        target = TestingDatabase.createTarget("pgsink_history_target");
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
-    }
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("history");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
 
     @Test
     void everyChangeOnceAfterRepeatedKills(@TempDir Path directory)
@@ -60,24 +45,15 @@ class HistoryCrashIT
         long seed = System.nanoTime();
         Random random = new Random(seed);
         source.execute("CREATE TABLE public.ledger (id int PRIMARY KEY, v int NOT NULL)");
-        String sinkName = TestingDatabase.randomName("history");
-        Map<String, String> properties = new TreeMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", "public.ledger");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", sinkName);
+        String sinkName = pipeline.sinkName();
+        Map<String, String> properties = pipeline.properties("public.ledger");
         properties.put("flush.interval.ms", "50");
         properties.put("flush.max.events", "40");
-        properties.put("http.port", "-1");
         properties.put("schema.evolution", "add-columns");
         properties.put("table.mode", "history");
         properties.put("metadata.operation.column", "_op");
         properties.put("metadata.source.position.column", "_lsn");
-        List<String> lines = new ArrayList<>();
-        properties.forEach((key, value) -> lines.add(key + "=" + value));
-        Path config = directory.resolve("pgsink.properties");
-        Files.write(config, lines);
+        Path config = TestingCommand.configFile(directory.resolve("pgsink.properties"), properties);
         Path log = directory.resolve("history-crash.log");
 
         AtomicBoolean stop = new AtomicBoolean();

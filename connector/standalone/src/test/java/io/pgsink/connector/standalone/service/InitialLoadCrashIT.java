@@ -1,8 +1,9 @@
 package io.pgsink.connector.standalone.service;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.pgsink.connector.standalone.cli.TestingCommand;
+
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -18,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -42,26 +42,11 @@ class InitialLoadCrashIT
     private static final List<String> KEYED = List.of("alpha", "beta", "gamma", "delta");
     private static final int ROWS = 150_000;
 
-    private TestingDatabase source;
-    private TestingDatabase target;
-    private String sinkName;
-
-    @BeforeEach
-    void createDatabases()
-            throws Exception
-    {
-        source = TestingDatabase.create("pgsink_loadcrash_source");
-        target = TestingDatabase.createTarget("pgsink_loadcrash_target");
-        sinkName = TestingDatabase.randomName("loadcrash");
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
-    }
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("loadcrash");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
+    private final String sinkName = pipeline.sinkName();
 
     @Test
     void targetEqualsSourceAfterKillsDuringTheLoad(@TempDir Path directory)
@@ -183,20 +168,9 @@ class InitialLoadCrashIT
     private void awaitChunksSince(Process process, Path log, Timestamp since, int chunks)
             throws Exception
     {
-        long deadline = System.nanoTime() + PROGRESS_TIMEOUT.toNanos();
         try (Connection connection = target.connect()) {
-            while (true) {
-                if (!process.isAlive()) {
-                    throw new AssertionError("pgsink exited by itself while the test waited for " + chunks + " chunks; log:\n" + ServiceProcess.tail(log));
-                }
-                if (chunksSince(connection, since) >= chunks) {
-                    return;
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("no " + chunks + " chunks loaded within " + PROGRESS_TIMEOUT + "; log:\n" + ServiceProcess.tail(log));
-                }
-                Thread.sleep(5);
-            }
+            ServiceProcess.awaitProgress(process, log, chunks + " chunks loaded", PROGRESS_TIMEOUT, Duration.ofMillis(5),
+                    () -> assertThat(chunksSince(connection, since)).isGreaterThanOrEqualTo(chunks));
         }
     }
 
@@ -226,7 +200,6 @@ class InitialLoadCrashIT
         return !target.query("SELECT 1 FROM public.pgsink_initial_load WHERE sink_name = '" + sinkName + "' AND chunk = -2").isEmpty();
     }
 
-
     private static void kill(Process process, String moment)
             throws InterruptedException
     {
@@ -239,27 +212,16 @@ class InitialLoadCrashIT
     private Path writeConfig(Path directory)
             throws Exception
     {
-        Map<String, String> properties = new TreeMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", "public\\.(alpha|beta|gamma|delta|appended)");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", sinkName);
+        Map<String, String> properties = pipeline.properties("public\\.(alpha|beta|gamma|delta|appended)");
         properties.put("schema.evolution", "add-columns");
         properties.put("tables.without.key", "append-only");
         properties.put("flush.interval.ms", "50");
-        properties.put("http.port", "-1");
         properties.put("initial.load.parallelism", "2");
         // many small chunks: the kills land between their commits
         properties.put("initial.load.chunk.bytes", Long.toString(1024 * 1024));
         properties.put("initial.load.progress.interval.ms", "1000");
-        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
-        List<String> lines = new ArrayList<>();
-        properties.forEach((key, value) -> lines.add(key + "=" + value));
-        Path file = directory.resolve("pgsink.properties");
-        Files.write(file, lines);
+        Path file = TestingCommand.configFile(directory.resolve("pgsink.properties"), properties);
         return file;
     }
-
 
 }

@@ -2,15 +2,13 @@ package io.pgsink.connector.standalone.service;
 
 import io.pgsink.connector.standalone.monitoring.ServiceState;
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,37 +27,15 @@ class InitialLoadIT
 {
     private static final Duration CATCH_UP = Duration.ofSeconds(120);
 
-    private TestingDatabase source;
-    private TestingDatabase target;
-    private String sinkName;
-
-    @BeforeEach
-    void createDatabases()
-            throws Exception
-    {
-        source = TestingDatabase.create("pgsink_load_source");
-        target = TestingDatabase.createTarget("pgsink_load_target");
-        sinkName = TestingDatabase.randomName("load");
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
-    }
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("load");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
+    private final String sinkName = pipeline.sinkName();
 
     private Map<String, String> configuration(String includeList)
     {
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", includeList);
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", sinkName);
-        properties.put("flush.interval.ms", "100");
-        properties.put("http.port", "-1");
+        Map<String, String> properties = pipeline.properties(includeList);
         properties.put("schema.evolution", "add-columns");
         properties.put("tables.without.key", "append-only");
         properties.put("initial.load.parallelism", "3");

@@ -4,15 +4,14 @@ import io.pgsink.connector.standalone.cli.TestingCommand;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,25 +38,17 @@ class LogSecrecyIT
     /** Refuses a value too long, 'forbidden' codes, NULL codes, a repeated tag and a non-integer n. */
     private static final String TARGET_CARDS = "CREATE TABLE %s (id int PRIMARY KEY, holder text, code varchar(40) NOT NULL CHECK (code <> 'forbidden'), tag text UNIQUE, n int)";
 
-    private TestingDatabase source;
-    private TestingDatabase target;
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("log");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
 
     @BeforeEach
-    void createDatabases()
+    void createTables()
             throws Exception
     {
-        source = TestingDatabase.create("pgsink_log_source");
-        target = TestingDatabase.createTarget("pgsink_log_target");
         source.execute("CREATE TABLE public.cards (id int PRIMARY KEY, holder text, code text, tag text, n text)");
         target.execute(TARGET_CARDS.formatted("public.cards"));
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
     }
 
     @Test
@@ -174,25 +165,17 @@ class LogSecrecyIT
     private Path writeConfig(Path directory, String table, String tolerance)
             throws Exception
     {
-        Map<String, String> properties = new TreeMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
+        Map<String, String> properties = pipeline.properties(table);
+        // a sink (slot, publication) of its own for each table a test streams
+        properties.put("sink.name", TestingDatabase.randomName("logs"));
         // the test server trusts local connections, so the passwords are never checked, only (not) logged
         properties.put("source.database.password", PASSWORD);
         properties.put("target.password", PASSWORD);
-        properties.put("source.table.include.list", table);
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", TestingDatabase.randomName("logs"));
         properties.put("errors.tolerance", tolerance);
-        properties.put("flush.interval.ms", "100");
-        properties.put("http.port", "-1");
         properties.put("progress.interval.ms", "500");
         properties.put("retry.backoff.max.ms", "1000");
         properties.put("target.jdbc.ApplicationName", APPLICATION_NAME);
-        List<String> lines = new ArrayList<>();
-        properties.forEach((key, value) -> lines.add(key + "=" + value));
-        Path file = directory.resolve("pgsink-" + table + ".properties");
-        Files.write(file, lines);
+        Path file = TestingCommand.configFile(directory.resolve("pgsink-" + table + ".properties"), properties);
         return file;
     }
 }

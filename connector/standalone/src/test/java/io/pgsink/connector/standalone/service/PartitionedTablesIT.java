@@ -1,13 +1,12 @@
 package io.pgsink.connector.standalone.service;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -28,53 +27,36 @@ class PartitionedTablesIT
     /** Every row, summed up: the table is large enough for a load of several chunks. */
     private static final String ROWS = "SELECT count(*), md5(string_agg(id || ',' || region || ',' || v || ',' || note, ';' ORDER BY id, region)) FROM public.measurements";
 
-    private TestingDatabase source;
-    private TestingDatabase target;
-    private final String sinkName = TestingDatabase.randomName("partitioned");
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("partitioned");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
+    private final String sinkName = pipeline.sinkName();
 
     @BeforeEach
-    void createDatabases()
+    void createTables()
             throws Exception
     {
-        source = TestingDatabase.create("pgsink_partitioned_source");
-        target = TestingDatabase.createTarget("pgsink_partitioned_target");
         source.execute("CREATE TABLE public.measurements (id int, region text, v int, note text, PRIMARY KEY (id, region)) PARTITION BY LIST (region)",
                 "CREATE TABLE public.measurements_east PARTITION OF public.measurements FOR VALUES IN ('east')",
                 "CREATE TABLE public.measurements_west PARTITION OF public.measurements FOR VALUES IN ('west', 'north')",
                 "INSERT INTO public.measurements SELECT g, CASE WHEN g % 2 = 0 THEN 'east' ELSE 'west' END, g, 'loaded ' || repeat('x', 100) FROM generate_series(1, 20000) g");
     }
 
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
-    }
-
     private Map<String, String> properties(String updateMode)
     {
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", "public.measurements");
-        properties.put("source.publication.autocreate.mode", "filtered");
+        Map<String, String> properties = pipeline.properties("public.measurements");
         properties.put("source.publish.via.partition.root", "true");
-        properties.put("sink.name", sinkName);
         properties.put("target.update.mode", updateMode);
         properties.put("flush.interval.ms", "200");
         // several chunks: ctid ranges of the root read every partition
         properties.put("initial.load.chunk.bytes", Long.toString(1024 * 1024));
-        properties.put("http.port", "-1");
         return properties;
     }
 
     private void awaitEqual(RunningService running)
     {
-        RunningService.await("target measurements to equal source", CATCH_UP, () -> {
-            running.assertRunning();
-            assertThat(target.query(ROWS)).isEqualTo(source.query(ROWS));
-        });
+        pipeline.awaitEqual(running, ROWS, CATCH_UP);
     }
 
     private void change()

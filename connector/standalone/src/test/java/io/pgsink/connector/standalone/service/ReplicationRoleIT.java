@@ -5,11 +5,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -31,15 +31,15 @@ class ReplicationRoleIT
     private static final String PARENTS = "SELECT id, name FROM public.b_parent ORDER BY id";
     private static final String CHILDREN = "SELECT id, parent_id FROM public.a_child ORDER BY id";
 
-    private TestingDatabase source;
-    private TestingDatabase target;
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("role");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
 
     @BeforeEach
-    void createDatabases()
+    void createTables()
             throws Exception
     {
-        source = TestingDatabase.create("pgsink_role_source");
-        target = TestingDatabase.createTarget("pgsink_role_target");
         source.execute("CREATE TABLE public.a_child (id int PRIMARY KEY, parent_id int)", "CREATE TABLE public.b_parent (id int PRIMARY KEY, name text)");
         target.execute("CREATE TABLE public.b_parent (id int PRIMARY KEY, name text)",
                 "CREATE TABLE public.a_child (id int PRIMARY KEY, parent_id int REFERENCES public.b_parent (id))",
@@ -48,25 +48,11 @@ class ReplicationRoleIT
                 "CREATE TRIGGER log_parent AFTER INSERT OR UPDATE OR DELETE ON public.b_parent FOR EACH ROW EXECUTE FUNCTION log_parent()");
     }
 
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
-    }
-
     private Map<String, String> properties(String role)
     {
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", "public.a_child,public.b_parent");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", TestingDatabase.randomName("role"));
+        Map<String, String> properties = pipeline.properties("public.a_child,public.b_parent");
         properties.put("target.session.replication.role", role);
         properties.put("flush.interval.ms", "200");
-        properties.put("http.port", "-1");
         return properties;
     }
 

@@ -1,9 +1,8 @@
 package io.pgsink.connector.standalone.service;
 
 import io.pgsink.connector.standalone.config.StandaloneConfig;
-import org.awaitility.Awaitility;
+import io.pgsink.copy.testing.Poll;
 
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -89,19 +88,16 @@ public final class RunningService
         }
     }
 
-    /**
-     * Polls {@code check} until it passes; an {@link AssertionError} or {@link SQLException} means
-     * "not yet" (a table the sink has still to create fails the query), anything else fails at once.
-     */
-    public static void await(String what, Duration timeout, Check check)
+    /** Polls {@code check} until it passes ({@link Poll#until}). */
+    public static void await(String what, Duration timeout, Poll.Check check)
     {
-        Awaitility.await(what).atMost(timeout).pollInterval(Duration.ofMillis(200)).ignoreExceptionsInstanceOf(SQLException.class).untilAsserted(check::run);
+        Poll.until(what, timeout, check);
     }
 
+    /** A check of the running service, such as {@link #assertRunning()}. */
     @FunctionalInterface
     public interface Check
+            extends Poll.Check
     {
-        void run()
-                throws Exception;
     }
 }

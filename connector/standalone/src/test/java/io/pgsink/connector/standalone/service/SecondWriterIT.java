@@ -6,12 +6,12 @@ import io.pgsink.merge.state.WriterFencedException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -28,41 +28,25 @@ class SecondWriterIT
 {
     private static final Duration WAIT = Duration.ofSeconds(180);
 
-    private TestingDatabase source;
-    private TestingDatabase target;
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("writers");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
 
     @BeforeEach
-    void createDatabases()
+    void createTables()
             throws Exception
     {
-        source = TestingDatabase.create("pgsink_writers_source");
-        target = TestingDatabase.createTarget("pgsink_writers_target");
-        for (TestingDatabase database : List.of(source, target)) {
-            database.execute("CREATE TABLE public.items (id int PRIMARY KEY, note text)");
-        }
+        pipeline.executeInBoth("CREATE TABLE public.items (id int PRIMARY KEY, note text)");
         source.execute("INSERT INTO public.items VALUES (1, 'one')");
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
     }
 
     @Test
     void theServiceStartedLastWritesAndTheOlderStops(@TempDir Path directory)
             throws Exception
     {
-        Map<String, String> properties = new HashMap<>(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", "public.items");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", TestingDatabase.randomName("writers"));
-        properties.put("flush.interval.ms", "100");
+        Map<String, String> properties = pipeline.properties("public.items");
         properties.put("retry.backoff.max.ms", "1000");
-        properties.put("http.port", "-1");
         RunningService older = RunningService.start(properties);
         try {
             RunningService.await("the first service's snapshot", WAIT, () -> {

@@ -1,6 +1,7 @@
 package io.pgsink.connector.standalone.service;
 
 import io.pgsink.connector.standalone.config.StandaloneConfig;
+import io.pgsink.copy.testing.Poll;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,7 +31,13 @@ final class ServiceProcess
     /** Waits until {@code reached} holds, while the process runs. */
     static void awaitProgress(Process process, Path log, String what, Duration timeout, RunningService.Check reached)
     {
-        RunningService.await(what, timeout, () -> {
+        awaitProgress(process, log, what, timeout, Duration.ofMillis(200), reached);
+    }
+
+    /** As {@link #awaitProgress(Process, Path, String, Duration, RunningService.Check)}, polling every {@code interval}. */
+    static void awaitProgress(Process process, Path log, String what, Duration timeout, Duration interval, RunningService.Check reached)
+    {
+        Poll.until(what, timeout, interval, () -> {
             if (!process.isAlive()) {
                 throw new IllegalStateException("pgsink exited by itself while the test waited for " + what + "; log:\n" + tail(log));
             }

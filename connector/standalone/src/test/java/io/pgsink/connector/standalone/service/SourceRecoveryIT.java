@@ -7,13 +7,13 @@ import io.pgsink.core.change.SourcePosition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,37 +27,22 @@ class SourceRecoveryIT
 {
     private static final Duration CATCH_UP = Duration.ofSeconds(120);
 
-    private TestingDatabase source;
-    private TestingDatabase target;
-    private String sinkName;
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("recovery");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
+    private final String sinkName = pipeline.sinkName();
 
     @BeforeEach
-    void createDatabases()
+    void createTables()
             throws Exception
     {
-        source = TestingDatabase.create("pgsink_recovery_source");
-        target = TestingDatabase.createTarget("pgsink_recovery_target");
-        sinkName = TestingDatabase.randomName("recovery");
         source.execute("CREATE TABLE public.items (id int PRIMARY KEY, note text)", "INSERT INTO public.items SELECT g, 'n' || g FROM generate_series(1, 10) g");
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
     }
 
     private Map<String, String> properties()
     {
-        Map<String, String> properties = new TreeMap<>(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("sink.name", sinkName);
-        properties.put("source.table.include.list", "public.items");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("flush.interval.ms", "100");
-        properties.put("http.port", "-1");
+        Map<String, String> properties = pipeline.properties("public.items");
         properties.put("schema.evolution", "add-columns");
         return properties;
     }

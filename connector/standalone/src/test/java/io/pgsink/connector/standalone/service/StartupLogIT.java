@@ -7,6 +7,7 @@ import io.pgsink.connector.standalone.cli.TestingCommand;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -16,7 +17,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,26 +34,18 @@ class StartupLogIT
     private static final String SUMMARY = "configuration, the keys not at their default";
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private TestingDatabase source;
-    private TestingDatabase target;
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("startlog");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
 
     @BeforeEach
-    void createDatabases()
+    void createTables()
             throws Exception
     {
-        source = TestingDatabase.create("pgsink_startlog_source");
-        target = TestingDatabase.create("pgsink_startlog_target");
         source.execute("CREATE TABLE public.items (id int PRIMARY KEY, name text)",
                 "INSERT INTO public.items VALUES (1, 'one'), (2, 'two')");
         target.execute("CREATE TABLE public.items (id int PRIMARY KEY, name text)");
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
     }
 
     @Test
@@ -156,14 +148,9 @@ class StartupLogIT
     private Path writeConfig(Path directory)
             throws Exception
     {
-        Map<String, String> properties = new TreeMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
+        Map<String, String> properties = pipeline.properties("public.items");
         properties.put("source.database.password", PASSWORD);
         properties.put("target.password", PASSWORD);
-        properties.put("source.table.include.list", "public.items");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", TestingDatabase.randomName("startlog"));
         properties.put("http.port", "0");
         return TestingCommand.configFile(directory.resolve("pgsink.properties"), properties);
     }

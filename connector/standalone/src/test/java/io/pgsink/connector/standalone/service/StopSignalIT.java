@@ -4,6 +4,7 @@ import io.pgsink.connector.standalone.cli.TestingCommand;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -11,7 +12,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,25 +25,17 @@ class StopSignalIT
 {
     private static final Duration PROGRESS_TIMEOUT = Duration.ofMinutes(3);
 
-    private TestingDatabase source;
-    private TestingDatabase target;
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("signal");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
 
     @BeforeEach
-    void createDatabases()
+    void createTables()
             throws Exception
     {
-        source = TestingDatabase.create("pgsink_signal_source");
-        target = TestingDatabase.create("pgsink_signal_target");
         source.execute("CREATE TABLE public.items (id int PRIMARY KEY, name text)");
         target.execute("CREATE TABLE public.items (id int PRIMARY KEY, name text)");
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
     }
 
     @Test
@@ -81,14 +73,7 @@ class StopSignalIT
     private Path writeConfig(Path directory)
             throws Exception
     {
-        Map<String, String> properties = new TreeMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", "public.items");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", TestingDatabase.randomName("signal"));
-        properties.put("flush.interval.ms", "100");
-        properties.put("http.port", "-1");
+        Map<String, String> properties = pipeline.properties("public.items");
         return TestingCommand.configFile(directory.resolve("pgsink.properties"), properties);
     }
 }

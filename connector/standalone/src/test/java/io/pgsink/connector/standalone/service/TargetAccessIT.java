@@ -5,12 +5,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,27 +23,18 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class TargetAccessIT
 {
-    private TestingDatabase source;
-    private TestingDatabase target;
-    private String sinkName;
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("access");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
+    private final String sinkName = pipeline.sinkName();
 
     @BeforeEach
-    void createDatabases()
+    void createTables()
             throws Exception
     {
-        source = TestingDatabase.create("pgsink_access_source");
-        target = TestingDatabase.createTarget("pgsink_access_target");
-        sinkName = TestingDatabase.randomName("access");
         source.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)");
         target.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, note text)");
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
     }
 
     @Test
@@ -133,13 +124,7 @@ class TargetAccessIT
     private Path configFile(Path directory, Map<String, String> extra)
             throws IOException
     {
-        Map<String, String> properties = new TreeMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("sink.name", sinkName);
-        properties.put("source.table.include.list", "public.orders");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("http.port", "-1");
+        Map<String, String> properties = pipeline.properties("public.orders");
         properties.put("retry.backoff.max.ms", "1000");
         properties.putAll(extra);
         return TestingCommand.configFile(directory.resolve("pgsink.properties"), properties);

@@ -1,6 +1,7 @@
 package io.pgsink.connector.standalone.service;
 
 import io.pgsink.connector.standalone.demo.Quickstart;
+import io.pgsink.copy.testing.Rows;
 import io.pgsink.copy.testing.TestingPostgreSqlServer;
 
 import java.net.URI;
@@ -132,17 +133,8 @@ public final class TestingDatabase
     public List<List<String>> query(String sql)
             throws SQLException
     {
-        try (Connection connection = connect(); Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
-            List<List<String>> result = new ArrayList<>();
-            int columns = rows.getMetaData().getColumnCount();
-            while (rows.next()) {
-                List<String> row = new ArrayList<>();
-                for (int i = 1; i <= columns; i++) {
-                    row.add(rows.getString(i));
-                }
-                result.add(row);
-            }
-            return result;
+        try (Connection connection = connect()) {
+            return Rows.query(connection, sql);
         }
     }
 

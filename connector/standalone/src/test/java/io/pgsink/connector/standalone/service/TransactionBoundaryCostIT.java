@@ -1,6 +1,7 @@
 package io.pgsink.connector.standalone.service;
 
 import io.pgsink.connector.standalone.engine.FlushBoundary;
+import io.pgsink.copy.testing.Poll;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -9,7 +10,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -62,20 +62,18 @@ class TransactionBoundaryCostIT
     private double catchUp(FlushBoundary boundary)
             throws Exception
     {
-        try (TestingDatabase source = TestingDatabase.create("pgsink_txcost_source"); TestingDatabase target = TestingDatabase.createTarget("pgsink_txcost_target")) {
+        try (TestingPipeline pipeline = TestingPipeline.create("txcost")) {
+            TestingDatabase source = pipeline.source();
+            TestingDatabase target = pipeline.target();
             source.execute(TransferWorkload.CREATE_TABLES);
             source.execute(SENTINEL_TABLE);
             target.execute(SENTINEL_TABLE);
             source.execute("ALTER TABLE public.accounts_a REPLICA IDENTITY FULL", "ALTER TABLE public.accounts_b REPLICA IDENTITY FULL");
             target.execute(TransferWorkload.CREATE_TABLES);
-            Map<String, String> properties = new HashMap<>();
-            properties.putAll(source.sourceProperties());
-            properties.putAll(target.targetProperties());
-            properties.put("source.table.include.list", "public.accounts_a,public.accounts_b,public.sentinel");
-            properties.put("source.publication.autocreate.mode", "filtered");
-            properties.put("sink.name", TestingDatabase.randomName("txcost"));
+            Map<String, String> properties = pipeline.properties("public.accounts_a,public.accounts_b,public.sentinel");
+            // the default flush interval: the rate measured is the sink's own
+            properties.remove("flush.interval.ms");
             properties.put("flush.boundary", boundary.name().toLowerCase(Locale.ROOT));
-            properties.put("http.port", "-1");
             properties.put("progress.interval.ms", "0");
             long events;
             try (Connection connection = source.connect()) {
@@ -133,21 +131,12 @@ class TransactionBoundaryCostIT
     private static void awaitSentinel(TestingDatabase target, RunningService.Check running, long balance)
             throws Exception
     {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
         try (Connection connection = target.connect()) {
-            while (System.nanoTime() < deadline) {
+            // a failed read (SQLException) is retried
+            Poll.until("the target to show sentinel " + balance, TIMEOUT, Duration.ofMillis(5), () -> {
                 running.run();
-                try {
-                    if (TransferWorkload.single(connection, "SELECT coalesce(max(step), -1) FROM public.sentinel") >= balance) {
-                        return;
-                    }
-                }
-                catch (SQLException e) {
-                    // the table is there from the start; a failed read is retried
-                }
-                Thread.sleep(5);
-            }
+                assertThat(TransferWorkload.single(connection, "SELECT coalesce(max(step), -1) FROM public.sentinel")).isGreaterThanOrEqualTo(balance);
+            });
         }
-        throw new AssertionError("the target did not show sentinel " + balance + " within " + TIMEOUT);
     }
 }

@@ -1,9 +1,12 @@
 package io.pgsink.connector.standalone.service;
 
+import io.pgsink.connector.standalone.cli.TestingCommand;
+
 import io.pgsink.connector.standalone.engine.FlushBoundary;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.ServerSocket;
@@ -19,7 +22,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -48,30 +50,21 @@ class TransactionBoundaryIT
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
     private static final Pattern EVENTS_IN = Pattern.compile("(?m)^pgsink_events_in_total\\{[^}]*} ([0-9.E]+)$");
 
-    private TestingDatabase source;
-    private TestingDatabase target;
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("tx");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
 
     @BeforeEach
-    void createDatabases()
+    void createTables()
             throws Exception
     {
-        source = TestingDatabase.create("pgsink_tx_source");
-        target = TestingDatabase.createTarget("pgsink_tx_target");
         source.execute(TransferWorkload.CREATE_TABLES);
         source.execute("ALTER TABLE public.accounts_a REPLICA IDENTITY FULL", "ALTER TABLE public.accounts_b REPLICA IDENTITY FULL");
         target.execute(TransferWorkload.CREATE_TABLES);
         try (Connection connection = source.connect()) {
             new TransferWorkload(connection, 1).seed();
         }
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
-        assertThat(source.replicationSlots()).isEmpty();
     }
 
     @Test
@@ -102,7 +95,7 @@ class TransactionBoundaryIT
     private Observed stream(FlushBoundary boundary)
             throws Exception
     {
-        Map<String, String> properties = properties(TestingDatabase.randomName("tx"), boundary);
+        Map<String, String> properties = properties(boundary);
         properties.put("http.port", "-1");
         properties.put("flush.max.events", "20");
         properties.put("flush.interval.ms", "50");
@@ -161,7 +154,7 @@ class TransactionBoundaryIT
     void transactionLargerThanTheBufferStopsTheServiceAndIsAppliedWholeWithALargerOne()
             throws Exception
     {
-        Map<String, String> properties = properties(TestingDatabase.randomName("txlarge"), FlushBoundary.TRANSACTION);
+        Map<String, String> properties = properties(FlushBoundary.TRANSACTION);
         properties.put("http.port", "-1");
         properties.put("buffer.max.bytes", "8192");
         try (Connection connection = source.connect()) {
@@ -201,14 +194,11 @@ class TransactionBoundaryIT
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
-        Map<String, String> properties = properties(TestingDatabase.randomName("txkill"), FlushBoundary.TRANSACTION);
+        Map<String, String> properties = properties(FlushBoundary.TRANSACTION);
         properties.put("http.port", Integer.toString(port));
         properties.put("http.host", "127.0.0.1");
         properties.put("flush.max.events", "100");
-        List<String> lines = new ArrayList<>();
-        properties.forEach((key, value) -> lines.add(key + "=" + value));
-        Path config = directory.resolve("pgsink.properties");
-        Files.write(config, lines);
+        Path config = TestingCommand.configFile(directory.resolve("pgsink.properties"), properties);
         Path log = directory.resolve("pgsink.log");
         HttpClient client = HttpClient.newHttpClient();
 
@@ -254,17 +244,13 @@ class TransactionBoundaryIT
         assertThat(Files.readString(log)).contains("resuming from the position stored in the target");
     }
 
-    private Map<String, String> properties(String sinkName, FlushBoundary boundary)
+    private Map<String, String> properties(FlushBoundary boundary)
     {
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", "public.accounts_a,public.accounts_b");
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", sinkName);
+        Map<String, String> properties = pipeline.properties("public.accounts_a,public.accounts_b");
+        // the default flush interval, unless a test sets one: flushes end by size
+        properties.remove("flush.interval.ms");
         properties.put("flush.boundary", boundary.name().toLowerCase(java.util.Locale.ROOT));
         properties.put("progress.interval.ms", "1000");
-        properties.put("target.jdbc.ApplicationName", "pgsink-connector-it");
         return properties;
     }
 
@@ -295,16 +281,12 @@ class TransactionBoundaryIT
     private static long awaitEventsIn(Process process, Path log, HttpClient client, int port, long events)
             throws Exception
     {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            assertThat(process.isAlive()).as("pgsink runs; log:\n%s", ServiceProcess.tail(log)).isTrue();
-            long seen = eventsIn(client, port);
-            if (seen >= events) {
-                return seen;
-            }
-            Thread.sleep(5);
-        }
-        throw new AssertionError("the service did not take " + events + " events within " + TIMEOUT + "; log:\n" + ServiceProcess.tail(log));
+        AtomicLong seen = new AtomicLong();
+        ServiceProcess.awaitProgress(process, log, "the service to take " + events + " events", TIMEOUT, Duration.ofMillis(5), () -> {
+            seen.set(eventsIn(client, port));
+            assertThat(seen.get()).isGreaterThanOrEqualTo(events);
+        });
+        return seen.get();
     }
 
     private static long eventsIn(HttpClient client, int port)

@@ -1,5 +1,7 @@
 package io.pgsink.connector.standalone.source;
 
+import io.pgsink.connector.standalone.service.TestingPipeline;
+
 import io.pgsink.connector.standalone.monitoring.ServiceState;
 import io.pgsink.connector.standalone.service.RunningService;
 import io.pgsink.connector.standalone.service.TestingDatabase;
@@ -7,13 +9,11 @@ import io.pgsink.core.change.SourcePosition;
 import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;
 import org.intellij.lang.annotations.Language;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -32,45 +32,21 @@ class TableChangesIT
 {
     private static final Duration CATCH_UP = Duration.ofSeconds(90);
 
-    private TestingDatabase source;
-    private TestingDatabase target;
-
-    @BeforeEach
-    void createDatabases()
-            throws Exception
-    {
-        source = TestingDatabase.create("pgsink_tables_source");
-        target = TestingDatabase.createTarget("pgsink_tables_target");
-    }
-
-    @AfterEach
-    void dropDatabases()
-            throws Exception
-    {
-        source.close();
-        target.close();
-    }
+    @RegisterExtension
+    final TestingPipeline pipeline = TestingPipeline.create("tables");
+    private final TestingDatabase source = pipeline.source();
+    private final TestingDatabase target = pipeline.target();
 
     private Map<String, String> configuration(String includeList)
     {
-        Map<String, String> properties = new HashMap<>();
-        properties.putAll(source.sourceProperties());
-        properties.putAll(target.targetProperties());
-        properties.put("source.table.include.list", includeList);
-        properties.put("source.publication.autocreate.mode", "filtered");
-        properties.put("sink.name", TestingDatabase.randomName("tables"));
-        properties.put("flush.interval.ms", "100");
-        properties.put("http.port", "-1");
+        Map<String, String> properties = pipeline.properties(includeList);
         properties.put("schema.evolution", "add-columns");
         return properties;
     }
 
     private void awaitEqual(RunningService running, String query)
     {
-        RunningService.await("target to equal source: " + query, CATCH_UP, () -> {
-            running.assertRunning();
-            assertThat(target.query(query)).isEqualTo(source.query(query));
-        });
+        pipeline.awaitEqual(running, query, CATCH_UP);
     }
 
     /** Starts the service, runs {@code steps} against it, and returns what it stopped with. */
