@@ -1,17 +1,12 @@
 package io.pgsink.merge.write;
 
 import io.pgsink.copy.load.CopyListener;
-import io.pgsink.copy.load.CopyLoader;
-import io.pgsink.copy.load.CopyRejectedException;
-import io.pgsink.copy.sql.SqlFailures;
-import io.pgsink.copy.write.CopyRowWriter;
 import io.pgsink.core.buffer.RowChange;
 import io.pgsink.core.buffer.TableBatch;
 import io.pgsink.core.buffer.ValueSizes;
 import io.pgsink.core.change.RowKey;
 import io.pgsink.core.change.TableId;
 import io.pgsink.core.config.CopyDataFormat;
-import io.pgsink.core.config.CopyFormat;
 import io.pgsink.core.config.SinkConfig;
 import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;
@@ -29,7 +24,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
-import static java.util.Objects.requireNonNull;
 
 /**
  * Writes one table's changes of a flush, in the flush's transaction. Rows of fresh keys (see
@@ -55,7 +49,7 @@ import static java.util.Objects.requireNonNull;
  * <p>A row the target or the encoder refuses is named by a {@link RowRejectedException}; a key
  * taken for fresh that exists after all, by a {@link FreshKeyConflict}.
  *
- * <p>Not thread-safe: owned by the sink's thread (its {@link CopyRows} reuse a buffer).
+ * <p>Not thread-safe: owned by the sink's thread (its {@link TableCopy} reuses a buffer).
  */
 public final class TableWriter
 {
@@ -123,11 +117,7 @@ public final class TableWriter
         DELETE_INSERT,
     }
 
-    private final CopyFormat format;
-    private final CopyDataFormat dataFormat;
-    private final BooleanSupplier serverReadsBinary;
-    private final CopyListener copyListener;
-    private final CopyRows rows;
+    private final TableCopy copy;
     /**
      * {@code delete.mode=soft}: deleted keys keep their rows, so every change is staged with its whole row (see
      * {@link SoftDeletes}).
@@ -140,21 +130,18 @@ public final class TableWriter
     /**
      * @param config {@code copy.format}: with {@link CopyDataFormat#BINARY}, each COPY is binary
      *        where {@code serverReadsBinary} says the server reads pgsink's binary rows and
-     *        {@link #binary} allows it, else CSV in {@code copy.*}; {@code flush.small.batch.max.events}:
-     *        batches up to that size are applied without COPY ({@link SmallBatchWriter}) where
-     *        {@code serverBindsSmallBatches} says so; {@code delete.mode}
+     *        {@link TableCopy} finds every value fit for it, else CSV in {@code copy.*};
+     *        {@code flush.small.batch.max.events}: batches up to that size are applied without COPY
+     *        ({@link SmallBatchWriter}) where {@code serverBindsSmallBatches} says so; {@code delete.mode}
      */
     public TableWriter(SinkConfig config, BooleanSupplier serverReadsBinary, BooleanSupplier serverBindsSmallBatches,
             CopyListener copyListener, MetadataValues metadata)
     {
-        this.format = config.copyFormat();
-        this.dataFormat = config.copyDataFormat();
-        this.serverReadsBinary = requireNonNull(serverReadsBinary, "serverReadsBinary is null");
-        this.copyListener = requireNonNull(copyListener, "copyListener is null");
-        this.rows = new CopyRows(metadata);
+        this.copy = new TableCopy(config.copyFormat(), config.copyDataFormat(), serverReadsBinary, copyListener,
+                metadata);
         this.softDeletes = config.changeMetadata().softDeletes();
-        this.small = new SmallBatchWriter(config.smallBatchMaxEvents(), format.nulHandling(), serverBindsSmallBatches,
-                metadata, softDeletes, copyListener);
+        this.small = new SmallBatchWriter(config.smallBatchMaxEvents(), config.copyFormat().nulHandling(),
+                serverBindsSmallBatches, metadata, softDeletes, copyListener);
     }
 
     /**
@@ -206,7 +193,7 @@ public final class TableWriter
         long start = System.nanoTime();
         if (plan.appendOnly || plan.history) {
             // a history row per change (deletes included), or a table without a key: straight into the target
-            copy(connection, plan, batch, CopyRows.Layout.TARGET_ROWS,
+            copy.write(connection, plan, batch, CopyRows.Layout.TARGET_ROWS,
                     plan.history ? RowFilter.STAGED : RowFilter.DIRECT, FreshKeys.DISTRUSTED);
             phases.add(FlushPhases.Phase.COPY_TARGET, start);
             return;
@@ -241,8 +228,8 @@ public final class TableWriter
             anyDirect |= direct.test(change);
         }
         if (anyStaged) {
-            copy(connection, plan, batch, wholeRows ? CopyRows.Layout.STAGED_ROWS : CopyRows.Layout.STAGED_KEYS, staged,
-                    FreshKeys.DISTRUSTED);
+            copy.write(connection, plan, batch, wholeRows ? CopyRows.Layout.STAGED_ROWS : CopyRows.Layout.STAGED_KEYS,
+                    staged, FreshKeys.DISTRUSTED);
             start = phases.add(FlushPhases.Phase.COPY_STAGING, start);
             if (batch.rowsWithUnavailableValues() > 0) {
                 try (Statement statement = connection.createStatement()) {
@@ -259,7 +246,7 @@ public final class TableWriter
             start = phases.add(FlushPhases.Phase.APPLY, start);
         }
         if (anyDirect) {
-            copy(connection, plan, batch, CopyRows.Layout.TARGET_ROWS, direct, freshKeys);
+            copy.write(connection, plan, batch, CopyRows.Layout.TARGET_ROWS, direct, freshKeys);
             start = phases.add(FlushPhases.Phase.COPY_TARGET, start);
         }
         if (!wholeRows && batch.rowsWithUnavailableValues() > 0) {
@@ -301,109 +288,6 @@ public final class TableWriter
             }
         }
         return rows == 0 || bytes / rows <= MERGE_MAX_ROW_BYTES;
-    }
-
-    /**
-     * COPYs the changes {@code filter} selects, laid out as {@code layout} says. With
-     * {@link FreshKeys#TRUSTED}, a unique violation means a fresh key existed after all.
-     */
-    private void copy(Connection connection, TablePlan plan, TableBatch batch, CopyRows.Layout layout, RowFilter filter,
-            FreshKeys freshKeys)
-            throws SQLException
-    {
-        List<RowChange> changes = batch.changes();
-        boolean binary = binary(plan, changes, filter);
-        String copySql = switch (layout) {
-            case TARGET_ROWS -> binary ? plan.copyTargetBinary : plan.copyTarget;
-            case STAGED_KEYS, STAGED_ROWS -> binary ? plan.copyStagingBinary : plan.copyStaging;
-        };
-        boolean conflictMeansReplay = switch (freshKeys) {
-            case TRUSTED -> true;
-            case DISTRUSTED -> false;
-        };
-        try {
-            if (binary) {
-                CopyLoader.copyInBinary(connection, copySql, format.nulHandling(),
-                        writer -> writeRows(writer, plan, changes, filter, layout), copyListener);
-            }
-            else {
-                CopyLoader.copyIn(connection, copySql, format,
-                        writer -> writeRows(writer, plan, changes, filter, layout), copyListener);
-            }
-        }
-        catch (CopyRejectedException e) {
-            RowChange change = nthMatching(changes, filter, e.row());
-            // a value another key's row holds in an index beyond the key: no fresh key existed
-            boolean replay = conflictMeansReplay && SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState())
-                    && !UniqueViolations.beyondKey(plan.target, e);
-            if (change == null) {
-                if (replay) {
-                    throw new FreshKeyConflict(plan.target.id(), null);
-                }
-                throw e;
-            }
-            if (replay) {
-                throw new FreshKeyConflict(plan.target.id(), change.key());
-            }
-            ErrorCode code = SqlFailures.classify(e);
-            if (code != ErrorCode.DATA) {
-                throw e;
-            }
-            throw new RowRejectedException(code, batch.table(), plan.target.id(), change, SqlFailures.column(e),
-                    UniqueViolations.describe(e), SqlFailures.sanitized(e));
-        }
-        catch (SQLException e) {
-            // Greenplum segments may not say which COPY line broke the unique index
-            if (conflictMeansReplay && SqlFailures.UNIQUE_VIOLATION.equals(e.getSQLState())
-                    && !UniqueViolations.beyondKey(plan.target, e)) {
-                throw new FreshKeyConflict(plan.target.id(), null);
-            }
-            throw e;
-        }
-    }
-
-    private void writeRows(CopyRowWriter writer, TablePlan plan, List<RowChange> changes, RowFilter filter,
-            CopyRows.Layout layout)
-            throws SQLException
-    {
-        for (RowChange change : changes) {
-            if (filter.test(change)) {
-                rows.write(writer, plan, change, layout);
-            }
-        }
-    }
-
-    /**
-     * Whether this COPY is binary: {@code copy.format=binary}, a server that reads it, a binary
-     * encoder for every column, and every value one the encoders write as CSV would give it (one
-     * pass of class checks over the rows, before the COPY starts, since a COPY cannot change
-     * format half-way).
-     */
-    private boolean binary(TablePlan plan, List<RowChange> changes, RowFilter filter)
-    {
-        // metadata columns (history tables, change metadata) are written as CSV: their values are made while writing
-        if (dataFormat == CopyDataFormat.CSV || plan.binaryEncoders == null || plan.sourceColumns != plan.columns.size()
-                || !serverReadsBinary.getAsBoolean()) {
-            return false;
-        }
-        for (RowChange change : changes) {
-            if (filter.test(change) && !CopyRows.acceptsBinary(plan, change)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    @Nullable
-    private static RowChange nthMatching(List<RowChange> changes, RowFilter filter, long row)
-    {
-        long seen = 0;
-        for (RowChange change : changes) {
-            if (filter.test(change) && ++seen == row) {
-                return change;
-            }
-        }
-        return null;
     }
 
     /** Fails, naming keys and columns, when staged rows found no target row to take their unavailable values from. */
