@@ -28,7 +28,8 @@ import static java.util.Objects.requireNonNull;
  * with the source's columns, a primary key and the privileges the flush needs, or, with
  * {@code schema.evolution=add-columns}, will be created. Shared by {@code pgsink check} and the
  * Kafka Connect connector's {@code validate}; each {@link Finding} names the configuration key it
- * is about, so that an adapter can report it on that key.
+ * is about, so that an adapter can report it on that key. The privileges to create tables and
+ * schemas, and those on the sink's own tables, are {@link PrivilegeCheck}'s.
  *
  * <p>Not thread-safe: one run at a time.
  */
@@ -179,11 +180,12 @@ public final class TargetCheck
                 }
             }
             checkOffsetsTable(connection);
+            PrivilegeCheck privilegeCheck = new PrivilegeCheck(sink, user, findings);
             if (privileges) {
-                checkStateTables(connection);
+                privilegeCheck.checkStateTables(connection, stateTables);
             }
             for (Table table : tables) {
-                checkTargetTable(connection, table);
+                checkTargetTable(connection, table, privilegeCheck);
             }
         }
         catch (SQLException e) {
@@ -260,7 +262,7 @@ public final class TargetCheck
         }
     }
 
-    private void checkTargetTable(Connection connection, Table table)
+    private void checkTargetTable(Connection connection, Table table, PrivilegeCheck privilegeCheck)
             throws SQLException
     {
         TableId target = table.target();
@@ -277,7 +279,7 @@ public final class TargetCheck
                                 + "(schema.evolution=add-columns)");
                     }
                     else if (evolves) {
-                        checkCreatable(connection, target, name
+                        privilegeCheck.checkCreatable(connection, target, name
                                 + " does not exist yet and will be created from the source table "
                                 + "(schema.evolution=add-columns)");
                     }
@@ -327,7 +329,7 @@ public final class TargetCheck
                     problems.add("lacks the privilege(s) " + String.join(", ", lacking)
                             + " (the sink needs SELECT, INSERT and DELETE on the table and USAGE on its schema"
                             + (initialLoadPending ? "; the initial load, which runs first, empties the table with "
-                            + "TRUNCATE" : "") + ")" + grant(": " + grants(target, lacking)));
+                            + "TRUNCATE" : "") + ")" + grant(": " + privilegeCheck.grants(target, lacking)));
                 }
                 if (!problems.isEmpty()) {
                     add(TABLES, Status.FAIL, name + " " + String.join(", ", problems));
@@ -348,117 +350,10 @@ public final class TargetCheck
         }
     }
 
-    /**
-     * {@code table} will be created: the user needs CREATE on its schema, or on the database when the schema is to be
-     * created too.
-     */
-    private void checkCreatable(Connection connection, TableId table, String what)
-            throws SQLException
-    {
-        try (PreparedStatement statement = connection.prepareStatement("""
-                SELECT (SELECT has_schema_privilege(n.oid, 'CREATE') FROM pg_catalog.pg_namespace n
-                        WHERE n.nspname = ?),
-                       has_database_privilege(current_database(), 'CREATE'), current_database()""")) {
-            statement.setString(1, table.schema());
-            try (ResultSet rows = statement.executeQuery()) {
-                rows.next();
-                boolean mayCreateTable = rows.getBoolean(1);
-                boolean schemaExists = !rows.wasNull();
-                String schema = SqlIdentifiers.quote(table.schema());
-                if (schemaExists && mayCreateTable) {
-                    add(TABLES, Status.OK, what);
-                }
-                else if (schemaExists) {
-                    add(TABLES, Status.FAIL, what + ", but the user may not create tables in schema " + table.schema()
-                            + ": GRANT CREATE ON SCHEMA " + schema + " TO " + user);
-                }
-                else if (rows.getBoolean(2)) {
-                    add(TABLES, Status.OK, what + ", in schema " + table.schema() + ", which will be created too");
-                }
-                else {
-                    add(TABLES, Status.FAIL, what + ", but its schema " + table.schema()
-                            + " does not exist and the user may not create it: CREATE SCHEMA " + schema
-                            + " AUTHORIZATION " + user + ", or GRANT CREATE ON DATABASE "
-                            + SqlIdentifiers.quote(rows.getString(3)) + " TO " + user);
-                }
-            }
-        }
-    }
-
-    /**
-     * The sink's other tables in {@code offsets.schema}: the dead-letter table (errors.tolerance=all)
-     * and the adapter's; each missing one needs CREATE on the schema, each existing one the
-     * privileges to read and write it.
-     */
-    private void checkStateTables(Connection connection)
-            throws SQLException
-    {
-        List<String> names = new ArrayList<>(stateTables);
-        if (sink.toleratesRejectedRows()) {
-            names.add(sink.deadLetterTable());
-        }
-        List<String> missing = new ArrayList<>();
-        List<String> refused = new ArrayList<>();
-        try (PreparedStatement statement = connection.prepareStatement("""
-                SELECT (SELECT has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE') FROM pg_catalog.pg_class c
-                        JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ?),
-                       (SELECT has_schema_privilege(n.oid, 'CREATE') FROM pg_catalog.pg_namespace n
-                        WHERE n.nspname = ?)""")) {
-            for (String name : names) {
-                statement.setString(1, sink.offsetsSchema());
-                statement.setString(2, name);
-                statement.setString(3, sink.offsetsSchema());
-                try (ResultSet rows = statement.executeQuery()) {
-                    rows.next();
-                    boolean privileged = rows.getBoolean(1);
-                    boolean exists = !rows.wasNull();
-                    if (!exists && !rows.getBoolean(2)) {
-                        missing.add(TableId.of(sink.offsetsSchema(), name).toString());
-                    }
-                    else if (exists && !privileged) {
-                        refused.add(TableId.of(sink.offsetsSchema(), name).toString());
-                    }
-                }
-            }
-        }
-        if (!missing.isEmpty()) {
-            add(SinkConfig.OFFSETS_SCHEMA, Status.FAIL, "the sink's table(s) " + missing
-                    + " are missing and the user may not create them in schema " + sink.offsetsSchema()
-                    + ": GRANT CREATE ON SCHEMA " + SqlIdentifiers.quote(sink.offsetsSchema()) + " TO " + user);
-        }
-        for (String table : refused) {
-            add(SinkConfig.OFFSETS_SCHEMA, Status.FAIL, "the sink's table " + table
-                    + " exists but the user may not read and write it: GRANT SELECT, INSERT, UPDATE, DELETE ON "
-                    + table + " TO " + user);
-        }
-    }
-
     /** {@code text} (a GRANT statement, after a colon) when findings name their GRANT, else nothing. */
     private String grant(String text)
     {
         return privileges ? text : "";
-    }
-
-    /**
-     * The GRANT statements that give {@code lacking} (table privileges, and {@code USAGE on schema s}) on {@code
-     * table}.
-     */
-    private String grants(TableId table, List<String> lacking)
-    {
-        List<String> onTable = new ArrayList<>();
-        List<String> statements = new ArrayList<>();
-        for (String privilege : lacking) {
-            if (privilege.startsWith("USAGE")) {
-                statements.add("GRANT USAGE ON SCHEMA " + SqlIdentifiers.quote(table.schema()) + " TO " + user);
-            }
-            else {
-                onTable.add(privilege);
-            }
-        }
-        if (!onTable.isEmpty()) {
-            statements.add("GRANT " + String.join(", ", onTable) + " ON " + table + " TO " + user);
-        }
-        return String.join("; ", statements);
     }
 
     /** The columns of the relation {@code oid} of {@code connection}'s database, in order (dropped ones left out). */
