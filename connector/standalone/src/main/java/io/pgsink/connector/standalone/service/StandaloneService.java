@@ -1,9 +1,5 @@
 package io.pgsink.connector.standalone.service;
 
-import io.debezium.embedded.Connect;
-import io.debezium.engine.DebeziumEngine;
-import io.debezium.engine.RecordChangeEvent;
-import io.debezium.engine.format.ChangeEventFormat;
 import io.pgsink.connector.debezium.DebeziumRecordMapper;
 import io.pgsink.connector.standalone.config.StandaloneConfig;
 import io.pgsink.connector.standalone.engine.SinkChangeConsumer;
@@ -12,7 +8,6 @@ import io.pgsink.connector.standalone.load.InitialLoad;
 import io.pgsink.connector.standalone.load.LoadedChanges;
 import io.pgsink.connector.standalone.load.SlotCreationTimedOutException;
 import io.pgsink.connector.standalone.monitoring.HttpEndpoint;
-import io.pgsink.connector.standalone.monitoring.ProgressLog;
 import io.pgsink.connector.standalone.monitoring.ServiceState;
 import io.pgsink.connector.standalone.monitoring.SinkMetrics;
 import io.pgsink.connector.standalone.preflight.SourcePreflight;
@@ -25,7 +20,6 @@ import io.pgsink.connector.standalone.source.SourceTableReader;
 import io.pgsink.connector.standalone.source.SourceTableWatch;
 import io.pgsink.connector.standalone.source.TableChanges;
 import io.pgsink.connector.standalone.source.TargetReadingStore;
-import io.pgsink.copy.sql.SqlFailures;
 import io.pgsink.core.buffer.Batch;
 import io.pgsink.core.buffer.BufferedSink;
 import io.pgsink.core.buffer.FlushListener;
@@ -38,20 +32,15 @@ import io.pgsink.core.error.SinkException;
 import io.pgsink.core.mapping.ColumnSelectingSink;
 import io.pgsink.merge.MergeApplier;
 import io.pgsink.merge.session.TargetConnector;
-import org.apache.kafka.connect.source.SourceRecord;
 import org.jetbrains.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -72,6 +61,10 @@ import static java.util.Objects.requireNonNull;
  * twice. The service claims the writer generation of its {@code sink.name} when it starts: a second
  * service started with the same name claims after it, and this one stops at its next flush
  * ({@code WriterFencedException}), applying nothing more.
+ *
+ * <p>This class holds the episode of restarts and one run's steps; the engine itself is an
+ * {@link EngineRunner}'s to run and stop, the HTTP endpoint and progress log are
+ * {@link ServiceEndpoints}, and what a failure that ends the service says is {@link ServiceFailures}'.
  */
 public final class StandaloneService
         implements AutoCloseable
@@ -82,8 +75,6 @@ public final class StandaloneService
      * query, cheap.
      */
     private static final long TABLE_WATCH_INTERVAL_MILLIS = 2_000;
-    /** How long a failed run waits for its connections to let go of the slot it created before dropping it. */
-    private static final long SLOT_RELEASE_TIMEOUT_MILLIS = 10_000;
 
     private final StandaloneConfig config;
     private final SinkConfig sinkConfig;
@@ -94,10 +85,11 @@ public final class StandaloneService
     private boolean engineFinishedABatch;
     private final Map<String, SourcePosition> committed = new ConcurrentHashMap<>();
     private final CountDownLatch finished = new CountDownLatch(1);
-    private final AtomicReference<DebeziumEngine<RecordChangeEvent<SourceRecord>>> engine = new AtomicReference<>();
-    private final AtomicReference<SinkChangeConsumer> consumer = new AtomicReference<>();
+    private final EngineRunner engine;
     private final ServiceState state;
     private final SourcePreflight preflight;
+    private final ServiceEndpoints endpoints;
+    private final ServiceFailures failures;
     /** The writer generation this service claimed (see {@code MergeApplier.claim}); 0 before. */
     private long generation;
     private final AtomicReference<InitialLoad> initialLoad = new AtomicReference<>();
@@ -107,10 +99,6 @@ public final class StandaloneService
     /** Whether Debezium began streaming once: from then on the slot holds a position worth keeping. */
     private volatile boolean streamingStarted;
     private volatile boolean running;
-    @Nullable
-    private volatile HttpEndpoint http;
-    @Nullable
-    private volatile ScheduledExecutorService progress;
 
     public StandaloneService(StandaloneConfig config)
     {
@@ -121,6 +109,9 @@ public final class StandaloneService
         this.backoff = config.sink().retryBackoff();
         this.state = new ServiceState(name, Instant::now);
         this.preflight = new SourcePreflight(config);
+        this.engine = new EngineRunner(name);
+        this.endpoints = new ServiceEndpoints(config, metrics, this::health, engine::lastPosition);
+        this.failures = new ServiceFailures(config);
         metrics.stateGauges(state);
     }
 
@@ -139,7 +130,7 @@ public final class StandaloneService
         running = true;
         try {
             config.log();
-            startEndpoints();
+            endpoints.start();
             FailureEpisode restarts = new FailureEpisode(backoff);
             while (!stopRequested) {
                 Throwable error = runEngine();
@@ -151,7 +142,8 @@ public final class StandaloneService
                 }
                 if (!EngineFailures.isRetriable(error)) {
                     state.failed(error);
-                    throw withSlotCleanup(failure(error));
+                    throw failures.withSlotCleanup(failures.failure(error),
+                            slotCreatedByThisService && !streamingStarted);
                 }
                 if (engineFinishedABatch) {
                     // the failure came after a run that applied changes: its first wait is short again
@@ -168,7 +160,7 @@ public final class StandaloneService
             state.set(ServiceState.State.STOPPED);
         }
         finally {
-            stopEndpoints();
+            endpoints.stop();
             finished.countDown();
         }
     }
@@ -218,7 +210,7 @@ public final class StandaloneService
             }
             catch (Exception e) {
                 if (slotWatch != null && EngineFailures.causes(e, SlotCreationTimedOutException.class)) {
-                    return slotCreationTimedOut(slotWatch);
+                    return failures.slotCreationTimedOut(slotWatch);
                 }
                 // an InterruptedException: close() stopped the load
                 return stopRequested ? null : e;
@@ -251,7 +243,7 @@ public final class StandaloneService
         }
         if (slotWatch != null && !slotWatch.blockers().isEmpty()
                 && EngineFailures.mentions(error, "waiting for source task to start")) {
-            return slotCreationTimedOut(slotWatch);
+            return failures.slotCreationTimedOut(slotWatch);
         }
         return error;
     }
@@ -334,99 +326,24 @@ public final class StandaloneService
     /** Runs the Debezium engine into {@code changeConsumer} until it stops; why it stopped. */
     private @Nullable Throwable runEngine(Closer opened, SinkChangeConsumer changeConsumer)
     {
-        AtomicReference<Throwable> error = new AtomicReference<>();
         try {
             opened.register(TargetOffsetBackingStore.register(name, () -> Map.copyOf(committed)));
-            DebeziumEngine<RecordChangeEvent<SourceRecord>> created =
-                    DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
-                    .using(config.debeziumProperties())
-                    .notifying(changeConsumer)
-                    .using((success, message, failure) -> {
-                        if (!success) {
-                            error.set(failure != null ? failure : new SinkException(ErrorCode.TRANSIENT, message));
-                        }
-                    })
-                    .using(new DebeziumEngine.ConnectorCallback()
-                    {
-                        @Override
-                        public void pollingStarted()
-                        {
-                            streamingStarted = true;
-                            state.set(ServiceState.State.STREAMING);
-                            log.info("{} - streaming changes from {} into {}", name, config.sourceDescription(),
-                                    sinkConfig.targetUrl());
-                        }
-                    })
-                    .build();
-            consumer.set(changeConsumer);
-            engine.set(created);
-            if (stopRequested) {
-                return null;
-            }
-            created.run();
+            return engine.run(config.debeziumProperties(), changeConsumer, this::streamingStarted, () -> stopRequested);
         }
-        catch (Exception e) {
-            error.compareAndSet(null, e);
+        catch (RuntimeException e) {
+            return e;
         }
         finally {
-            engine.set(null);
-            consumer.set(null);
             engineFinishedABatch = changeConsumer.finishedABatch();
         }
-        return error.get();
     }
 
-    /** What {@code error}, which retrying cannot fix, says to users. */
-    private SinkException failure(Throwable error)
+    /** Debezium began streaming: from then on the slot holds a position worth keeping. */
+    private void streamingStarted()
     {
-        // the engine wraps what the consumer threw: the sink's own failure says it best
-        Optional<SinkException> sinkFailure = EngineFailures.sinkFailure(error);
-        if (sinkFailure.isPresent()) {
-            return sinkFailure.get();
-        }
-        String context = name + " - streaming from " + config.sourceDescription() + " failed";
-        Optional<SQLException> sql = EngineFailures.sqlFailure(error);
-        if (sql.isPresent()) {
-            // the server's words and SQLState, not the driver's exception text; for a refused login,
-            // privilege or database (SQLState 42501, class 28, 3D000), what to do
-            return SqlFailures.translate(sql.get(), ErrorCode.CONFIG, context, SqlFailures.remedy(sql.get(),
-                    "source.database.user or " + SinkConfig.TARGET_USER,
-                    "source.database.password or " + SinkConfig.TARGET_PASSWORD, "source.database.dbname or "
-                            + SinkConfig.TARGET_URL).map(remedy -> ". What to do: " + remedy).orElse(""));
-        }
-        return new SinkException(ErrorCode.CONFIG, context + ": " + error, error);
-    }
-
-    /**
-     * {@code failure}, after dropping the replication slot when this service created it and the
-     * failure came before streaming began: a slot nobody reads keeps the source's WAL from being
-     * removed, and the next run creates it again (and loads the tables again).
-     */
-    private SinkException withSlotCleanup(SinkException failure)
-    {
-        if (!slotCreatedByThisService || streamingStarted) {
-            return failure;
-        }
-        SourceDatabase source = new SourceDatabase(config.debezium());
-        try {
-            if (source.dropSlotWhenIdle(SLOT_RELEASE_TIMEOUT_MILLIS)) {
-                return new SinkException(failure.errorCode(), failure.getMessage() + " (replication slot "
-                        + source.slotName() + ", which this run created before"
-                        + " streaming began, was dropped)", failure);
-            }
-        }
-        catch (SQLException e) {
-            failure.addSuppressed(SqlFailures.sanitized(e));
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (log.isWarnEnabled()) {
-            log.warn("{} - replication slot {} was created by this run, which failed before streaming, and could not "
-                    + "be dropped: drop it (pgsink reset) unless pgsink runs"
-                    + " again soon, since it keeps the source's WAL", name, source.slotName());
-        }
-        return failure;
+        streamingStarted = true;
+        state.set(ServiceState.State.STREAMING);
+        log.info("{} - streaming changes from {} into {}", name, config.sourceDescription(), sinkConfig.targetUrl());
     }
 
     /** What a change of the captured source tables between two readings of the catalog means to the target. */
@@ -436,59 +353,6 @@ public final class StandaloneService
         return new TableChanges(table -> captured.captures(table.schema(), table.table()),
                 Boolean.parseBoolean(config.debezium().getOrDefault("publish.via.partition.root", "false")),
                 sinkConfig.tableNameFormat()::targetOf, readings);
-    }
-
-    private SinkException slotCreationTimedOut(SlotCreationWatch slotWatch)
-    {
-        return new SinkException(ErrorCode.CONFIG,
-                "Creating replication slot " + config.debezium().getOrDefault("slot.name",
-                name) + " on " + config.sourceDescription()
-                + " did not finish within " + config.slotCreationTimeoutMillis() + " ms ("
-                        + StandaloneConfig.SLOT_CREATION_TIMEOUT_MS
-                        + "): PostgreSQL waits for open transactions to end: "
-                + slotWatch.blockers() + ". End them (COMMIT, ROLLBACK or SELECT pg_terminate_backend(pid)) or raise "
-                        + StandaloneConfig.SLOT_CREATION_TIMEOUT_MS + ", then start pgsink again");
-    }
-
-    private void startEndpoints()
-    {
-        if (config.httpPort() >= 0) {
-            try {
-                http = HttpEndpoint.start(config.httpHost(), config.httpPort(), config.httpSecurity(), metrics::scrape,
-                        this::health);
-            }
-            catch (IOException e) {
-                throw new SinkException(ErrorCode.CONFIG,
-                        "Cannot serve metrics on " + config.httpHost() + ":" + config.httpPort() + " ("
-                        + StandaloneConfig.HTTP_PORT + "): " + e.getMessage(), e);
-            }
-        }
-        if (config.progressIntervalMillis() > 0) {
-            ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
-                Thread thread = new Thread(runnable, "pgsink-progress");
-                thread.setDaemon(true);
-                return thread;
-            });
-            ProgressLog progressLog = new ProgressLog(metrics, () -> {
-                SinkChangeConsumer current = consumer.get();
-                return current == null ? "" : current.lastPosition();
-            });
-            executor.scheduleAtFixedRate(progressLog::log, config.progressIntervalMillis(),
-                    config.progressIntervalMillis(), TimeUnit.MILLISECONDS);
-            progress = executor;
-        }
-    }
-
-    private void stopEndpoints()
-    {
-        HttpEndpoint endpoint = http;
-        if (endpoint != null) {
-            endpoint.close();
-        }
-        ScheduledExecutorService executor = progress;
-        if (executor != null) {
-            executor.shutdownNow();
-        }
     }
 
     HttpEndpoint.Health health()
@@ -504,8 +368,7 @@ public final class StandaloneService
     /** The HTTP endpoint's port, or -1 when it is disabled or not started. */
     public int httpPort()
     {
-        HttpEndpoint endpoint = http;
-        return endpoint == null ? -1 : endpoint.port();
+        return endpoints.httpPort();
     }
 
     public SinkMetrics metrics()
@@ -532,11 +395,7 @@ public final class StandaloneService
         if (load != null) {
             load.stop();
         }
-        SinkChangeConsumer current = consumer.get();
-        if (current != null) {
-            current.stop();
-        }
-        stopEngine();
+        engine.stop();
         if (!running) {
             return;
         }
@@ -547,37 +406,6 @@ public final class StandaloneService
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private void stopEngine()
-    {
-        for (int attempt = 0; attempt < 600; attempt++) {
-            DebeziumEngine<RecordChangeEvent<SourceRecord>> current = engine.get();
-            if (current == null) {
-                return;
-            }
-            try {
-                current.close();
-                return;
-            }
-            catch (IllegalStateException e) {
-                if (!e.getMessage().contains("tasks are starting")) {
-                    // already stopping or stopped
-                    return;
-                }
-            }
-            catch (IOException e) {
-                log.warn("{} - stopping the Debezium engine failed", name, e);
-                return;
-            }
-            try {
-                Thread.sleep(100);
-            }
-            catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
         }
     }
 
