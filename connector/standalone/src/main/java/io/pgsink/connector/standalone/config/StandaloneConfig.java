@@ -3,7 +3,6 @@ package io.pgsink.connector.standalone.config;
 import io.pgsink.connector.debezium.UnavailablePlaceholder;
 import io.pgsink.connector.standalone.engine.DebeziumProperties;
 import io.pgsink.connector.standalone.engine.FlushBoundary;
-import io.pgsink.connector.standalone.load.LoadFormat;
 import io.pgsink.connector.standalone.load.LoadSettings;
 import io.pgsink.connector.standalone.monitoring.HttpSecurity;
 import io.pgsink.connector.standalone.source.CapturedTables;
@@ -12,8 +11,6 @@ import io.pgsink.core.config.SinkConfig;
 import io.pgsink.core.config.SinkKeys;
 import io.pgsink.core.config.definition.ConfigKey;
 import io.pgsink.core.config.definition.ConfigProblem;
-import io.pgsink.core.config.definition.ConfigType;
-import io.pgsink.core.config.definition.ConfigValidator;
 import io.pgsink.core.config.definition.ConfigValues;
 import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;
@@ -29,7 +26,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -49,17 +45,8 @@ import static java.util.Objects.requireNonNull;
  * <li>{@link #KEYS}: the service's own keys (HTTP endpoint, progress logging).</li>
  * <li>everything else: the sink ({@link SinkConfig#KEYS} and {@code target.jdbc.*}).</li>
  * </ul>
- * An environment variable {@code PGSINK_<KEY>} overrides key {@code <key>}: the name upper-cased,
- * with {@code .} and {@code -} as {@code _} ({@code PGSINK_TARGET_PASSWORD} sets
- * {@code target.password}, {@code PGSINK_SOURCE_DATABASE_HOSTNAME} sets
- * {@code source.database.hostname}). Every declared key ({@link #declaredKeys()}) can be set so,
- * and every key of the file. A variable that matches none of them becomes the key with {@code _}
- * read as {@code .} under {@code source.} and {@code target.jdbc.}, whose keys pgsink passes on
- * (Debezium's, the driver's). A variable in another of pgsink's namespaces
- * ({@link #ENVIRONMENT_NAMESPACES}, the first words of the declared keys) that names no key is a
- * configuration problem, as an unknown key in the file is: a misspelled variable would otherwise
- * be a setting silently not applied. {@code PGSINK_*} variables outside every namespace (the
- * tests' {@code PGSINK_TEST_JDBC_URL}, say) are not configuration: they are logged and ignored.
+ * An environment variable {@code PGSINK_<KEY>} overrides key {@code <key>}; see
+ * {@link EnvironmentOverrides} for the variables outside the declared keys.
  */
 public final class StandaloneConfig
 {
@@ -67,8 +54,6 @@ public final class StandaloneConfig
 
     public static final String SOURCE_PREFIX = DebeziumProperties.SOURCE_PREFIX;
     public static final String ENVIRONMENT_PREFIX = "PGSINK_";
-    /** Keys under these are passed on (Debezium's, the JDBC driver's): a variable in them needs no declared key. */
-    static final List<String> PASS_THROUGH_NAMESPACES = List.of(SOURCE_PREFIX, SinkConfig.TARGET_JDBC_PREFIX);
 
     public static final String HTTP_PORT = "http.port";
     public static final String HTTP_HOST = "http.host";
@@ -77,77 +62,16 @@ public final class StandaloneConfig
     public static final String SLOT_CREATION_LOG_INTERVAL_MS = "slot.creation.log.interval.ms";
     /** The Debezium engine's bound on starting its task, which includes creating the slot. */
     static final String TASK_MANAGEMENT_TIMEOUT_MS = "internal.task.management.timeout.ms";
-
-    static final ConfigKey<Long> HTTP_PORT_KEY = ConfigKey.optional(HTTP_PORT, ConfigType.LONG, 9464L,
-            "Port of the HTTP endpoint serving /metrics (Prometheus text format) and /health; 0 picks a free port, -1 "
-                    + "disables it.").withValidator(ConfigValidator.between(-1, 65535));
-    static final ConfigKey<String> HTTP_HOST_KEY = ConfigKey.optional(HTTP_HOST, ConfigType.STRING, "127.0.0.1",
-            "Address the HTTP endpoint listens on: the loopback interface by default; 0.0.0.0 for every interface "
-                    + "(the Docker image sets it), with http.tls.* and http.auth.* where others can reach it.")
-            .withValidator(ConfigValidator.notBlank());
-    static final ConfigKey<Long> PROGRESS_INTERVAL_MS_KEY = ConfigKey.optional(PROGRESS_INTERVAL_MS, ConfigType.LONG,
-            30_000L,
-            "How often progress (events in, rows applied, lag, position) is logged while changes flow; 0 disables "
-                    + "it.").withValidator(ConfigValidator.atLeast(0));
-
-    static final ConfigKey<Long> SLOT_CREATION_TIMEOUT_MS_KEY = ConfigKey.optional(SLOT_CREATION_TIMEOUT_MS,
-            ConfigType.LONG, 600_000L,
-            "How long starting may wait for the replication slot to be created (PostgreSQL waits for every open "
-                    + "transaction on the source to end); then the service stops, naming the transactions it waited "
-                    + "for. Sets the Debezium engine's internal.task.management.timeout.ms unless "
-                    + "source.internal.task.management.timeout.ms is given.")
-            .withValidator(ConfigValidator.atLeast(1000));
-    static final ConfigKey<Long> SLOT_CREATION_LOG_INTERVAL_MS_KEY = ConfigKey.optional(SLOT_CREATION_LOG_INTERVAL_MS,
-            ConfigType.LONG, 10_000L,
-            "While the replication slot is being created, how often the open source transactions it waits for (pid, "
-                    + "xid, age) are logged.").withValidator(ConfigValidator.atLeast(100));
-
-    static final ConfigKey<Long> INITIAL_LOAD_PARALLELISM = ConfigKey.optional("initial.load.parallelism",
-            ConfigType.LONG, 0L,
-            "How many chunks the initial load copies at once (one source and one target connection each); tables and "
-                    + "chunks of large tables are loaded in parallel. "
-                    + "0: as many as the JVM has processors, at least 2 and at most 4 (each chunk keeps a client "
-                            + "thread and two server processes busy: "
-                    + "on 2 cores, 2 at once copied 5% to 20% faster than 4).")
-            .withValidator(ConfigValidator.between(0, 64));
-    static final ConfigKey<Long> INITIAL_LOAD_CHUNK_BYTES = ConfigKey.optional("initial.load.chunk.bytes",
-            ConfigType.LONG, 64L * 1024 * 1024,
-            "The initial load splits a source table into chunks of this many bytes of heap (ctid ranges, PostgreSQL "
-                    + "14+ sources), each copied and committed on its own.")
-            .withValidator(ConfigValidator.atLeast(1024 * 1024));
-    static final ConfigKey<LoadFormat> INITIAL_LOAD_COPY_FORMAT = ConfigKey.optional("initial.load.copy.format",
-            ConfigType.choice(LoadFormat.class), LoadFormat.AUTO,
-            "The COPY format of the initial load. binary: for tables whose columns all have built-in types, identical "
-                    + "on both sides (others go as text). auto: binary as that, where source "
-                    + "and target are PostgreSQL of the same major version, else text. text: always text.");
-    static final ConfigKey<Long> INITIAL_LOAD_PROGRESS_INTERVAL_MS =
-            ConfigKey.optional("initial.load.progress.interval.ms", ConfigType.LONG, 10_000L,
-            "How often the initial load logs each loading table's rows, bytes, rate and estimated time left; 0 "
-                    + "disables it.").withValidator(ConfigValidator.atLeast(0));
-
     public static final String FLUSH_BOUNDARY = "flush.boundary";
-    static final ConfigKey<FlushBoundary> FLUSH_BOUNDARY_KEY = ConfigKey.optional(FLUSH_BOUNDARY,
-            ConfigType.choice(FlushBoundary.class), FlushBoundary.BATCH,
-            "Where a flush may end. transaction: only between source transactions, so every committed target state "
-                    + "equals a committed source state (across tables); a transaction is applied whole "
-                    + "whatever flush.max.events says, and one that alone takes buffer.max.bytes stops the service "
-                            + "until buffer.max.bytes is raised. batch: at engine batch ends and when the buffer "
-                    + "is full, which may show a source transaction partly applied until the next flush.");
-
-    /** The service's own keys; the sink's are {@link SinkConfig#KEYS}. */
-    public static final List<ConfigKey<?>> KEYS = List.of(FLUSH_BOUNDARY_KEY, HTTP_PORT_KEY, HTTP_HOST_KEY,
-            PROGRESS_INTERVAL_MS_KEY, SLOT_CREATION_TIMEOUT_MS_KEY, SLOT_CREATION_LOG_INTERVAL_MS_KEY,
-            INITIAL_LOAD_PARALLELISM, INITIAL_LOAD_CHUNK_BYTES, INITIAL_LOAD_COPY_FORMAT,
-                    INITIAL_LOAD_PROGRESS_INTERVAL_MS,
-            HttpSecurity.TLS_CERTIFICATE_FILE_KEY, HttpSecurity.TLS_KEY_FILE_KEY, HttpSecurity.AUTH_USERNAME_KEY,
-            HttpSecurity.AUTH_PASSWORD_KEY, HttpSecurity.AUTH_BEARER_TOKEN_KEY);
+    /** The service's own keys ({@link ServiceKeys}); the sink's are {@link SinkConfig#KEYS}. */
+    public static final List<ConfigKey<?>> KEYS = ServiceKeys.KEYS;
 
     /**
      * The first words of every declared key, and the pass-through prefixes: where a
      * {@code PGSINK_*} variable is configuration. Derived, so that a new namespace cannot be
      * forgotten.
      */
-    public static final List<String> ENVIRONMENT_NAMESPACES = namespaces();
+    public static final List<String> ENVIRONMENT_NAMESPACES = EnvironmentOverrides.namespaces();
 
     /**
      * {@code source.snapshot.mode} values: {@code initial} (the default) is pgsink's COPY load; the others are
@@ -211,66 +135,21 @@ public final class StandaloneConfig
         return List.copyOf(keys);
     }
 
-    private static List<String> namespaces()
-    {
-        Set<String> namespaces = new TreeSet<>(PASS_THROUGH_NAMESPACES);
-        for (ConfigKey<?> key : declaredKeys()) {
-            namespaces.add(key.name().substring(0, key.name().indexOf('.') + 1));
-        }
-        return List.copyOf(namespaces);
-    }
-
     /**
      * {@code properties} with the {@code PGSINK_*} variables of {@code environment} applied; a
-     * variable in one of pgsink's namespaces that names no key is added to {@code problems}.
+     * variable in one of pgsink's namespaces that names no key is added to {@code problems}
+     * ({@link EnvironmentOverrides}).
      */
     public static Map<String, String> withEnvironment(Map<String, String> properties, Map<String, String> environment,
             List<ConfigProblem> problems)
     {
-        Map<String, String> byVariable = new TreeMap<>();
-        for (ConfigKey<?> key : declaredKeys()) {
-            byVariable.put(variableName(key.name()), key.name());
-        }
-        for (String key : properties.keySet()) {
-            // the file's spelling wins: target.jdbc.ApplicationName keeps its case
-            byVariable.put(variableName(key), key);
-        }
-        Map<String, String> result = new TreeMap<>(properties);
-        for (Map.Entry<String, String> entry : new TreeMap<>(environment).entrySet()) {
-            String variable = entry.getKey();
-            if (!variable.startsWith(ENVIRONMENT_PREFIX) || variable.length() == ENVIRONMENT_PREFIX.length()) {
-                continue;
-            }
-            String key = byVariable.get(variable);
-            if (key == null) {
-                String candidate = variable.substring(ENVIRONMENT_PREFIX.length()).toLowerCase(Locale.ROOT)
-                        .replace('_', '.');
-                if (PASS_THROUGH_NAMESPACES.stream().anyMatch(candidate::startsWith)) {
-                    key = candidate;
-                }
-                else if (ENVIRONMENT_NAMESPACES.stream().anyMatch(candidate::startsWith)) {
-                    problems.add(ConfigProblem.unknown(candidate, "environment variable " + variable
-                            + " names no pgsink key (each key K is set by PGSINK_ and K upper-cased"
-                            + " with . and - as _, e.g. " + variableName(SinkConfig.FLUSH_MAX_EVENTS)
-                            + "); remove it or correct its name"));
-                    continue;
-                }
-                else {
-                    log.warn("environment variable {} is not pgsink configuration (no pgsink key starts with {}): "
-                            + "ignored", variable,
-                            candidate.contains(".") ? candidate.substring(0, candidate.indexOf('.') + 1) : candidate);
-                    continue;
-                }
-            }
-            result.put(key, entry.getValue());
-        }
-        return result;
+        return EnvironmentOverrides.withEnvironment(properties, environment, problems);
     }
 
     /** {@code target.password} → {@code PGSINK_TARGET_PASSWORD}. */
     public static String variableName(String key)
     {
-        return ENVIRONMENT_PREFIX + key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+        return EnvironmentOverrides.variableName(key);
     }
 
     /**
@@ -334,7 +213,7 @@ public final class StandaloneConfig
             // pgsink loads the tables itself, at the slot's snapshot; Debezium only streams
             debezium.put(SNAPSHOT_MODE, "no_data");
         }
-        if (own.problems().isEmpty() && own.get(FLUSH_BOUNDARY_KEY) == FlushBoundary.TRANSACTION) {
+        if (own.problems().isEmpty() && own.get(ServiceKeys.FLUSH_BOUNDARY_KEY) == FlushBoundary.TRANSACTION) {
             requireTransactionMetadata(source, debezium, found);
         }
         Optional<CapturedTables> capturedTables = CapturedTables.compile(debezium, SOURCE_PREFIX, found);
@@ -396,12 +275,12 @@ public final class StandaloneConfig
     public long slotCreationTimeoutMillis()
     {
         String engine = debezium.get(TASK_MANAGEMENT_TIMEOUT_MS);
-        return engine != null ? Long.parseLong(engine) : own.get(SLOT_CREATION_TIMEOUT_MS_KEY);
+        return engine != null ? Long.parseLong(engine) : own.get(ServiceKeys.SLOT_CREATION_TIMEOUT_MS_KEY);
     }
 
     public long slotCreationLogIntervalMillis()
     {
-        return own.get(SLOT_CREATION_LOG_INTERVAL_MS_KEY);
+        return own.get(ServiceKeys.SLOT_CREATION_LOG_INTERVAL_MS_KEY);
     }
 
     /** Which source tables Debezium captures, from the include and exclude lists. */
@@ -413,12 +292,12 @@ public final class StandaloneConfig
     /** The port of the HTTP endpoint; 0 for any free port, -1 when disabled. */
     public int httpPort()
     {
-        return Math.toIntExact(own.get(HTTP_PORT_KEY));
+        return Math.toIntExact(own.get(ServiceKeys.HTTP_PORT_KEY));
     }
 
     public String httpHost()
     {
-        return own.get(HTTP_HOST_KEY);
+        return own.get(ServiceKeys.HTTP_HOST_KEY);
     }
 
     /** How the HTTP endpoint is secured; reads the TLS files again. */
@@ -432,12 +311,12 @@ public final class StandaloneConfig
     /** Where a flush may end ({@value #FLUSH_BOUNDARY}). */
     public FlushBoundary flushBoundary()
     {
-        return own.get(FLUSH_BOUNDARY_KEY);
+        return own.get(ServiceKeys.FLUSH_BOUNDARY_KEY);
     }
 
     public long progressIntervalMillis()
     {
-        return own.get(PROGRESS_INTERVAL_MS_KEY);
+        return own.get(ServiceKeys.PROGRESS_INTERVAL_MS_KEY);
     }
 
     /**
@@ -476,9 +355,11 @@ public final class StandaloneConfig
         return new LoadSettings(sink, source::connect, source.slotName(), source.publicationName(),
                 source.publicationMode().getValue(), filter,
                 sink.tableNameFormat()::targetOf,
-                initialLoadParallelism(own.get(INITIAL_LOAD_PARALLELISM), Runtime.getRuntime().availableProcessors()),
-                        own.get(INITIAL_LOAD_CHUNK_BYTES), own.get(INITIAL_LOAD_COPY_FORMAT),
-                own.get(INITIAL_LOAD_PROGRESS_INTERVAL_MS), slotCreationTimeoutMillis(), source.failoverSlot());
+                initialLoadParallelism(own.get(ServiceKeys.INITIAL_LOAD_PARALLELISM),
+                        Runtime.getRuntime().availableProcessors()),
+                own.get(ServiceKeys.INITIAL_LOAD_CHUNK_BYTES), own.get(ServiceKeys.INITIAL_LOAD_COPY_FORMAT),
+                own.get(ServiceKeys.INITIAL_LOAD_PROGRESS_INTERVAL_MS), slotCreationTimeoutMillis(),
+                source.failoverSlot());
     }
 
     /** {@code initial.load.parallelism}, where 0 means the processors, 2 to 4. */
