@@ -15,7 +15,6 @@ import io.pgsink.core.change.SourcePosition;
 import io.pgsink.core.change.TableId;
 import io.pgsink.core.error.Backoff;
 import io.pgsink.core.error.SinkException;
-import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.jetbrains.annotations.Nullable;
 import org.slf4j.Logger;
@@ -24,7 +23,6 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongSupplier;
@@ -51,7 +49,8 @@ import static java.util.Objects.requireNonNull;
  *
  * <p>The first snapshot row of each table in an engine run is preceded by a truncate of the table:
  * Debezium restarts an interrupted snapshot from scratch, at a later point of the source, so rows
- * the first attempt copied and that were deleted in between would otherwise stay in the target.
+ * the first attempt copied and that were deleted in between would otherwise stay in the target
+ * ({@link SnapshotStarts}).
  *
  * <p>Changes the initial load copied already ({@link LoadedChanges}: those of a table reloaded after
  * a crash, at a snapshot later than the slot's start) only advance the position.
@@ -109,13 +108,12 @@ public final class SinkChangeConsumer
     private final ServiceState state;
     private final LoadedChanges loaded;
     private final FlushBoundary boundary;
-    /** Whether the positions of records without a change may be stored (see {@link #storesPosition}). */
-    private boolean resumablePositions;
+    /** Each record's position, and whether one without a change may be stored. */
+    private final RecordPositions positions;
     private volatile boolean stopping;
     private volatile String lastPosition = "";
     private volatile boolean batchFinished;
-    /** Tables whose snapshot started in this engine run. */
-    private final Set<TableId> snapshotTables = new HashSet<>();
+    private final SnapshotStarts snapshotStarts = new SnapshotStarts();
     private final SourceTableCheck tables;
     /** Tables a change of which arrived in this engine run, checked by {@link #tables} before the first one. */
     private final Set<TableId> changedTables = new HashSet<>();
@@ -130,11 +128,6 @@ public final class SinkChangeConsumer
     private long flushes;
     /** What the batch being handled has seen so far; one instance, reset per batch (no allocation per event). */
     private final BatchProgress progress = new BatchProgress();
-
-    @Nullable
-    private Map<String, ?> lastPartition;
-    @Nullable
-    private String lastPartitionJson;
 
     SinkChangeConsumer(String name, Sink sink, DebeziumRecordMapper mapper, SinkMetrics metrics, LongSupplier clock,
             Backoff backoff, ServiceState state)
@@ -165,7 +158,7 @@ public final class SinkChangeConsumer
         this.tables = requireNonNull(tables, "tables is null");
         this.boundary = requireNonNull(boundary, "boundary is null");
         this.loaded = requireNonNull(loaded, "loaded is null");
-        this.resumablePositions = positionStored;
+        this.positions = new RecordPositions(positionStored);
         this.name = requireNonNull(name, "name is null");
         this.sink = requireNonNull(sink, "sink is null");
         this.mapper = requireNonNull(mapper, "mapper is null");
@@ -221,7 +214,7 @@ public final class SinkChangeConsumer
             sink.beginTransaction(marker.id());
             return;
         }
-        progress.last = position(sourceRecord);
+        progress.last = positions.of(sourceRecord);
         sink.advance(progress.last);
         // an END without its BEGIN: resumed after the BEGIN (Debezium does not repeat it); nothing to close
         if (sink.inTransaction()) {
@@ -240,7 +233,7 @@ public final class SinkChangeConsumer
             // between the two replays both
             return;
         }
-        SourcePosition position = position(sourceRecord);
+        SourcePosition position = positions.of(sourceRecord);
         progress.last = position;
         if (loaded.covers(sourceRecord)) {
             // the initial load copied this table at a snapshot that shows this change already
@@ -249,7 +242,7 @@ public final class SinkChangeConsumer
         }
         Optional<ChangeEvent> mapped = mapper.map(sourceRecord, position);
         if (mapped.isEmpty()) {
-            if (storesPosition(sourceRecord)) {
+            if (positions.storesPosition(sourceRecord)) {
                 sink.advance(position);
             }
             return;
@@ -259,7 +252,7 @@ public final class SinkChangeConsumer
         if (log.isTraceEnabled()) {
             log.trace("{} - processing {}", name, sourceRecord);
         }
-        if (startsTableSnapshot(event, sourceRecord)) {
+        if (snapshotStarts.startsTableSnapshot(event, sourceRecord)) {
             // a snapshot says what the whole table is: rows an interrupted earlier snapshot
             // copied, and that were deleted since, must not survive it
             log.info("{} - snapshot of {} starts: emptying its target table in the transaction that loads the first "
@@ -387,56 +380,6 @@ public final class SinkChangeConsumer
                 Thread.sleep(wait);
             }
         }
-    }
-
-    /**
-     * Whether this is the first snapshot row of its table in this engine run. An engine run snapshots
-     * a table at most once (Debezium redoes an interrupted snapshot from the start after a restart),
-     * except for incremental snapshots, whose chunks merge into a streaming table and never empty it.
-     */
-    private boolean startsTableSnapshot(ChangeEvent event, SourceRecord record)
-    {
-        if (event.operation() != Operation.READ || snapshotTables.contains(event.table())) {
-            return false;
-        }
-        if (record.value() instanceof Struct envelope && envelope.schema().field("source") != null) {
-            Struct source = envelope.getStruct("source");
-            if (source != null && source.schema().field("snapshot") != null
-                    && "incremental".equals(source.getString("snapshot"))) {
-                return false;
-            }
-        }
-        snapshotTables.add(event.table());
-        return true;
-    }
-
-    /**
-     * Whether the position of a record without a change (a heartbeat) may be stored. An engine that
-     * starts without a stored position streams from the slot's own position (after the initial
-     * load, its consistent point), but until the first change arrives Debezium's offset holds the
-     * server's WAL position when the task started, without the processed and commit LSNs it
-     * resumes from exactly: stored, a restart would begin there and skip the changes between the
-     * slot's position and it. Such positions are not stored until one that names the processed or
-     * commit LSN has been seen.
-     */
-    private boolean storesPosition(SourceRecord record)
-    {
-        if (!resumablePositions && record.sourceOffset() != null
-                && (record.sourceOffset().containsKey("lsn_proc") || record.sourceOffset().containsKey("lsn_commit"))) {
-            resumablePositions = true;
-        }
-        return resumablePositions;
-    }
-
-    private SourcePosition position(SourceRecord record)
-    {
-        Map<String, ?> partition = record.sourcePartition();
-        // Debezium hands out equal partition maps for every record: serialize once
-        if (lastPartitionJson == null || !partition.equals(lastPartition)) {
-            lastPartition = partition;
-            lastPartitionJson = OffsetJson.write(partition);
-        }
-        return new SourcePosition(lastPartitionJson, OffsetJson.write(record.sourceOffset()));
     }
 
     /** Stops retrying flushes; the engine is shutting down. */
