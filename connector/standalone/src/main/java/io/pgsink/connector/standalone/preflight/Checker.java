@@ -36,7 +36,8 @@ import static java.util.Objects.requireNonNull;
  * (existing, or creatable), and captured tables with primary keys the user may read; the target has
  * the offsets table (or may create it) and, for every captured table, the routed target table with
  * the source's columns, a primary key and the privileges the flush needs, or, with
- * {@code schema.evolution=add-columns}, a table or columns the sink will create.
+ * {@code schema.evolution=add-columns}, a table or columns the sink will create. The replication
+ * slot is {@link SlotCheck}'s to check, the target {@link TargetCheck}'s.
  */
 public final class Checker
 {
@@ -158,103 +159,10 @@ public final class Checker
                 add(Status.FAIL, subject,
                         "user " + user + " lacks the REPLICATION attribute (ALTER ROLE " + user + " REPLICATION)");
             }
-            checkSlot(connection, subject, rows.getInt(7), rows.getInt(8));
-            checkFailover(connection, subject, rows.getInt(3), rows.getString(2));
+            SlotCheck slot = new SlotCheck(source, subject, results);
+            slot.checkSlot(connection, rows.getInt(7), rows.getInt(8));
+            slot.checkFailover(connection, rows.getInt(3), rows.getString(2));
             return superuser;
-        }
-    }
-
-    /**
-     * {@code source.slot.failover}: refused before PostgreSQL 17; on 17+, what the primary shows of
-     * slot synchronization. The standby's settings are out of sight, so these are warnings.
-     */
-    private void checkFailover(Connection connection, String subject, int versionNum, String version)
-            throws SQLException
-    {
-        if (!source.failoverSlot()) {
-            return;
-        }
-        Optional<String> problem = source.failoverProblem(versionNum, version);
-        if (problem.isPresent()) {
-            add(Status.FAIL, subject, problem.get());
-            return;
-        }
-        String slot = source.slotName();
-        try (Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT current_setting('synchronized_standby_slots')")) {
-            rows.next();
-            String standbySlots = rows.getString(1);
-            if (standbySlots.isEmpty()) {
-                add(Status.WARN, subject, "synchronized_standby_slots is empty: " + slot
-                        + " may confirm changes a standby has not received, and its synchronized copy could"
-                        + " then be unusable after failover (set it to the standby's physical slot)");
-            }
-            else {
-                add(Status.OK, subject, "synchronized_standby_slots is " + standbySlots);
-            }
-        }
-        try (PreparedStatement statement = connection.prepareStatement(
-                "SELECT failover FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
-            statement.setString(1, slot);
-            try (ResultSet rows = statement.executeQuery()) {
-                if (rows.next()) {
-                    if (rows.getBoolean(1)) {
-                        add(Status.OK, subject, "replication slot " + slot + " is a failover slot");
-                    }
-                    else {
-                        add(Status.WARN, subject, "replication slot " + slot + " exists without failover ("
-                                + SourceDatabase.FAILOVER_KEY
-                                + " applies when the slot is created: ALTER_REPLICATION_SLOT " + slot
-                                + " (FAILOVER true) on a replication connection while pgsink is stopped)");
-                    }
-                }
-            }
-        }
-        add(Status.WARN, subject, "the standby is out of sight; for " + slot
-                + " to survive a failover it needs sync_replication_slots=on,"
-                + " hot_standby_feedback=on, primary_slot_name set, and dbname in primary_conninfo");
-    }
-
-    private void checkSlot(Connection connection, String subject, int maxSlots, int usedSlots)
-            throws SQLException
-    {
-        String slot = source.slotName();
-        try (PreparedStatement statement =
-                connection.prepareStatement("SELECT plugin, database, active, confirmed_flush_lsn FROM "
-                + "pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
-            statement.setString(1, slot);
-            try (ResultSet rows = statement.executeQuery()) {
-                if (rows.next()) {
-                    String plugin = rows.getString(1);
-                    String database = rows.getString(2);
-                    if (!"pgoutput".equals(plugin)) {
-                        add(Status.FAIL, subject,
-                                "replication slot " + slot + " exists but uses plugin " + plugin
-                                + ", not pgoutput (drop it, or set source.slot.name)");
-                    }
-                    else if (!source.database().equals(database)) {
-                        add(Status.FAIL, subject,
-                                "replication slot " + slot + " belongs to database " + database + ", not "
-                                + source.database() + " (set source.slot.name)");
-                    }
-                    else {
-                        add(Status.OK, subject,
-                                "replication slot " + slot + " exists (" + (rows.getBoolean(3) ? "in use" : "idle")
-                                + ", confirmed up to " + rows.getString(4) + ")");
-                    }
-                    return;
-                }
-            }
-        }
-        if (usedSlots >= maxSlots) {
-            add(Status.FAIL, subject,
-                    "replication slot " + slot + " does not exist and all " + maxSlots
-                    + " slots are taken (raise max_replication_slots or drop an unused slot)");
-        }
-        else {
-            add(Status.OK, subject,
-                    "replication slot " + slot + " will be created (" + usedSlots + " of " + maxSlots
-                    + " slots in use)");
         }
     }
 
