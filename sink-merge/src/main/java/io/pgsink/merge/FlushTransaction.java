@@ -57,6 +57,7 @@ import static java.util.Objects.requireNonNull;
  */
 final class FlushTransaction
 {
+    // the applier's category, which users' log settings name
     private static final Logger log = LoggerFactory.getLogger(MergeApplier.class);
 
     private final String sinkName;
@@ -67,7 +68,7 @@ final class FlushTransaction
     private final WriterFence fence;
     /** The positions and fence checks a flush writes first, in one round trip. */
     private final FlushHead head;
-    /** The writer generations the applier claimed or holds, by fence: its own map, checked in every flush. */
+    /** The writer generations the applier claimed or holds, by fence (the applier's map): checked in every flush. */
     private final Map<String, Long> claims;
     private final TargetSession session;
     private final TargetTransactions transactions;

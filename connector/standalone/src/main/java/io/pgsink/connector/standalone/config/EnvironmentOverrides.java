@@ -35,6 +35,7 @@ import static io.pgsink.connector.standalone.config.StandaloneConfig.declaredKey
  */
 final class EnvironmentOverrides
 {
+    // the configuration's category, which users' log settings name
     private static final Logger log = LoggerFactory.getLogger(StandaloneConfig.class);
 
     /** Keys under these are passed on (Debezium's, the JDBC driver's): a variable in them needs no declared key. */

@@ -27,6 +27,7 @@ import static java.util.Objects.requireNonNull;
  */
 final class EngineRunner
 {
+    // the service's category, which users' log settings name
     private static final Logger log = LoggerFactory.getLogger(StandaloneService.class);
 
     private final String name;

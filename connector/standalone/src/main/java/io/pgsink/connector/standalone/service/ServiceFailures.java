@@ -23,6 +23,7 @@ import static java.util.Objects.requireNonNull;
  */
 final class ServiceFailures
 {
+    // the service's category, which users' log settings name
     private static final Logger log = LoggerFactory.getLogger(StandaloneService.class);
     /** How long a failed run waits for its connections to let go of the slot it created before dropping it. */
     private static final long SLOT_RELEASE_TIMEOUT_MILLIS = 10_000;
