@@ -214,8 +214,15 @@ public final class Verifier
     static Connection settled(Connection connection)
             throws SQLException
     {
+        return withSession(connection, LoadSettings.SESSION_SETTINGS.split("; "));
+    }
+
+    /** Runs {@code statements} on {@code connection}; closes it when one fails. */
+    static Connection withSession(Connection connection, String... statements)
+            throws SQLException
+    {
         try (Statement statement = connection.createStatement()) {
-            for (String setting : LoadSettings.SESSION_SETTINGS.split("; ")) {
+            for (String setting : statements) {
                 statement.execute(setting);
             }
         }
