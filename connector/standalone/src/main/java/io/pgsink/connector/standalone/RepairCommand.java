@@ -1,5 +1,6 @@
 package io.pgsink.connector.standalone;
 
+import io.pgsink.connector.standalone.load.LoadSettings;
 import io.pgsink.connector.standalone.verify.Repairer;
 import io.pgsink.merge.TargetConnector;
 import picocli.CommandLine;
@@ -34,8 +35,8 @@ final class RepairCommand
     public Integer call()
             throws InterruptedException
     {
-        StandaloneConfig parsed = StandaloneConfig.load(comparison.config, System.getenv());
-        Repairer.Result result = new Repairer(parsed.loadSettings(), TargetConnector.fromConfig(parsed.sink()),
+        LoadSettings settings = comparison.settings(spec.commandLine(), System.getenv());
+        Repairer.Result result = new Repairer(settings, TargetConnector.fromConfig(settings.sink()),
                 comparison.options(spec.commandLine()), LsnText::of).run();
         PrintWriter out = spec.commandLine().getOut();
         result.verified().lines().forEach(out::println);

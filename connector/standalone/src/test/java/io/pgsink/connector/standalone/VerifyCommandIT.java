@@ -578,6 +578,82 @@ class VerifyCommandIT
         assertThat(verify(properties).exitCode()).isZero();
     }
 
+    /**
+     * A Kafka Connect sink's properties, with the source given apart: its routing, column selection and metadata
+     * columns are taken into account, its Connect keys ignored; a history table or a topic pattern that names no
+     * table is refused.
+     */
+    @Test
+    void kafkaConnectSinkConfiguration()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        properties.put("target.table.name.format", "public.copy_${table}");
+        properties.put("column.exclude.list", "public.orders.amount");
+        properties.put("metadata.operation.column", "_op");
+        try (RunningService running = RunningService.start(properties)) {
+            RunningService.await("the routed tables", CATCH_UP, () -> {
+                running.assertRunning();
+                assertThat(target.query("SELECT count(*) FROM public.copy_orders")).containsExactly(List.of("2500"));
+                assertThat(target.query("SELECT \"Order\", line, sku FROM public.copy_items ORDER BY 1, 2"))
+                        .isEqualTo(source.query(ITEMS));
+            });
+        }
+        Map<String, String> connector = new HashMap<>(target.targetProperties());
+        connector.put("name", sinkName);
+        connector.put("connector.class", "io.pgsink.connector.kafka.PgsinkSinkConnector");
+        connector.put("tasks.max", "2");
+        connector.put("topics", "shop.public.orders,shop.public.items");
+        connector.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        connector.put("value.converter.replace.null.with.default", "false");
+        connector.put("errors.tolerance", "none");
+        connector.put("target.table.name.format", "public.copy_${table}");
+        connector.put("column.exclude.list", "public.orders.amount");
+        connector.put("metadata.operation.column", "_op");
+        String sourceUrl = "jdbc:postgresql://" + source.host() + ":" + source.port() + "/" + source.name()
+                + (source.password() == null ? "" : "?password=" + source.password());
+        List<String> arguments = new ArrayList<>(List.of("--source-url", sourceUrl, "--source-user", source.user(),
+                "--chunk-rows", "1000", "--catch-up-timeout-ms", "1000"));
+        source.execute("UPDATE public.orders SET amount = -1 WHERE id = 8");
+        target.execute("UPDATE public.copy_orders SET status = 'changed' WHERE id = 7",
+                "DELETE FROM public.copy_items WHERE \"Order\" = 80 AND line = 1");
+
+        TestingCommand result = connectorCommand("verify", connector, arguments);
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
+        assertThat(result.out())
+                .contains("[DIFFERS] \"public\".\"orders\" -> \"public\".\"copy_orders\": 1 key differs "
+                        + "(missing 0, extra 0, different 1)")
+                .contains("    different: (id)=(7)\n")
+                .contains("    missing: (Order, line)=(80, 1)")
+                .contains("after their source rows stood still for 1000 ms");
+        TestingCommand repair = connectorCommand("repair", connector, arguments);
+        assertThat(repair.exitCode()).as(repair.out() + repair.err()).isZero();
+        assertThat(connectorCommand("verify", connector, arguments).exitCode()).isZero();
+
+        connector.put("topics.regex", "shop\\..*");
+        connector.remove("topics");
+        TestingCommand pattern = connectorCommand("verify", connector, arguments);
+        assertThat(pattern.exitCode()).isEqualTo(2);
+        assertThat(pattern.err()).contains("topics.regex names no table: name the compared tables with"
+                + " --source-tables");
+        arguments.addAll(List.of("--source-tables", "public.orders,public.items"));
+        connector.put("history.table.include.list", "public.items");
+        connector.put("metadata.source.position.column", "_position");
+        TestingCommand history = connectorCommand("verify", connector, arguments);
+        assertThat(history.exitCode()).isEqualTo(2);
+        assertThat(history.err()).contains("\"public\".\"items\" is a history table");
+    }
+
+    private TestingCommand connectorCommand(String command, Map<String, String> connector, List<String> arguments)
+            throws Exception
+    {
+        List<String> args = new ArrayList<>(List.of(command, "--connector-config",
+                TestingCommand.configFile(directory.resolve("connector.properties"), connector).toString()));
+        args.addAll(arguments);
+        return TestingCommand.run(args.toArray(String[]::new));
+    }
+
     @Test
     void historyTablesAreAConfigurationProblem()
             throws Exception

@@ -8,8 +8,10 @@ import io.pgsink.core.BufferedSink;
 import io.pgsink.core.ChangeEvent;
 import io.pgsink.core.ColumnSchema;
 import io.pgsink.core.ColumnSelectingSink;
+import io.pgsink.core.ErrorCode;
 import io.pgsink.core.FlushListener;
 import io.pgsink.core.Sink;
+import io.pgsink.core.SinkException;
 import io.pgsink.core.SourcePosition;
 import io.pgsink.core.TableId;
 import io.pgsink.core.TableSchema;
@@ -108,6 +110,14 @@ public final class Repairer
             return new Result(verified, lines, true);
         }
         String sinkName = settings.sink().sinkName();
+        for (TableReport table : verified.tables()) {
+            TableId routed = settings.sink().tableNameFormat().targetOf(table.table().sourceTable());
+            if (!routed.equals(table.table().targetTable())) {
+                throw new SinkException(ErrorCode.CONFIG, "Cannot repair " + table.table().describe()
+                        + ": the apply path routes it to " + routed + " (a target.table.name.format with ${topic}"
+                        + " routes by topic, which repair has not); verify works, repair the keys by hand");
+            }
+        }
         try (Connection lock = Verifier.settled(target.connect());
                 Connection source = Verifier.settled(settings.source().connect("pgsink repair", false));
                 MergeApplier applier = MergeApplier.builder(settings.sink()).connector(bounded(target))
