@@ -83,8 +83,8 @@ public final class VerifyBenchmark
         List<String> lines = new ArrayList<>();
         lines.add("| run | verify wall s (process / comparison) | verify client CPU s | verify server CPU s "
                 + "| COPY TO wall s | COPY client CPU s | COPY server CPU s "
-                + "| COPY / verify wall (process / comparison) |");
-        lines.add("|---|---|---|---|---|---|---|---|");
+                + "| COPY / verify wall (process / comparison) | verify max RSS MB |");
+        lines.add("|---|---|---|---|---|---|---|---|---|");
         for (int run = 1; run <= runs; run++) {
             CpuTimes.Sample start = cpu.sample();
             long begin = System.nanoTime();
@@ -106,8 +106,9 @@ public final class VerifyBenchmark
             double copyClient = (threads.getCurrentThreadCpuTime() - clientStart) / 1e9;
             double copyServer = CpuTimes.serverSeconds(start, cpu.sample());
             lines.add(String.format(Locale.ROOT,
-                    "| %d | %.2f / %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f / %.2f |", run, wall,
-                    verified.comparisonSeconds(), verified.cpuSeconds(), server, copyWall, copyClient, copyServer, copyWall / wall, copyWall / verified.comparisonSeconds()));
+                    "| %d | %.2f / %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f / %.2f | %d |", run, wall,
+                    verified.comparisonSeconds(), verified.cpuSeconds(), server, copyWall, copyClient, copyServer,
+                    copyWall / wall, copyWall / verified.comparisonSeconds(), verified.maxResidentMegabytes()));
         }
         System.out.println(rows + " rows per table, " + runs + " runs, load average before: " + loadAverage);
         lines.forEach(System.out::println);
@@ -119,8 +120,8 @@ public final class VerifyBenchmark
     }
 
     /**
-     * Runs {@code pgsink verify} to its end; returns its CPU seconds (user + system, from {@code /usr/bin/time})
-     * and the comparison's own seconds (its summary line's {@code compared in N ms}).
+     * Runs {@code pgsink verify} to its end; returns its CPU seconds (user + system, from {@code /usr/bin/time}),
+     * the comparison's own seconds (its summary line's {@code compared in N ms}) and its peak resident set.
      */
     private static Verified verify(Path jar, Path config)
             throws IOException, InterruptedException
@@ -128,7 +129,7 @@ public final class VerifyBenchmark
         Path times = Files.createTempFile("pgsink-verify-bench", ".time");
         Path log = Files.createTempFile("pgsink-verify-bench", ".log");
         String java = ProcessHandle.current().info().command().orElse("java");
-        Process process = new ProcessBuilder("/usr/bin/time", "-o", times.toString(), "-f", "%U %S", java, "-jar",
+        Process process = new ProcessBuilder("/usr/bin/time", "-o", times.toString(), "-f", "%U %S %M", java, "-jar",
                 jar.toString(), "verify", "--config", config.toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         if (!process.waitFor(30, TimeUnit.MINUTES) || process.exitValue() != 0) {
@@ -142,11 +143,12 @@ public final class VerifyBenchmark
         }
         Files.deleteIfExists(times);
         Files.deleteIfExists(log);
-        return new Verified(Double.parseDouble(cpu[cpu.length - 2]) + Double.parseDouble(cpu[cpu.length - 1]),
-                Long.parseLong(compared.group(1)) / 1e3);
+        return new Verified(Double.parseDouble(cpu[cpu.length - 3]) + Double.parseDouble(cpu[cpu.length - 2]),
+                Long.parseLong(compared.group(1)) / 1e3, Long.parseLong(cpu[cpu.length - 1]) / 1024);
     }
 
-    private record Verified(double cpuSeconds, double comparisonSeconds) {}
+    /** @param maxResidentMegabytes the verify process's peak resident set (JVM included) */
+    private record Verified(double cpuSeconds, double comparisonSeconds, long maxResidentMegabytes) {}
 
     private static String databaseUrl(String url, String database)
     {
