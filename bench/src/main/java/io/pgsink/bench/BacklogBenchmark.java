@@ -71,6 +71,7 @@ public final class BacklogBenchmark
     static final String SOURCE_DATABASE = "bench_source";
     static final String TARGET_DATABASE = "bench_target";
     static final List<String> CASES = List.of("source", "debezium", "pgsink");
+    static final String LAUNCHER_OPTIONS = "launcher";
 
     @Option(names = "--url",
             description = "JDBC URL of a server with wal_level=logical to run on (superuser); default: an embedded "
@@ -96,9 +97,27 @@ public final class BacklogBenchmark
                     + "flush.pipelined=true.")
     List<String> settings = new ArrayList<>();
 
-    @Option(names = "--jvm-args", defaultValue = "-Xmx2g",
-            description = "Options of the JVM of each case, space-separated (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--jvm-args", defaultValue = LAUNCHER_OPTIONS,
+            description = "Options of the JVM of each case, space-separated; " + LAUNCHER_OPTIONS + ": those the "
+                    + "distribution's bin/pgsink gives `pgsink run` with the service settings (default: "
+                    + "${DEFAULT-VALUE}).")
     String jvmArgs;
+
+    @Option(names = "--steady", split = ",",
+            description = "Steady-state cases after each run's backlog cases: fractions of that run's Debezium "
+                    + "ceiling (events/s) at which a workload writes while the service streams, e.g. 0.25,0.5; each "
+                    + "reports the lag from source commit to target commit (track_commit_timestamp=on: set on the "
+                    + "embedded server, required of a --url one).")
+    List<Double> steady = new ArrayList<>();
+
+    @Option(names = "--steady-seconds", defaultValue = "40",
+            description = "How long each steady-state case writes (default: ${DEFAULT-VALUE}).")
+    double steadySeconds;
+
+    @Option(names = "--steady-warm-up-seconds", defaultValue = "10",
+            description = "Lag of the transactions committed in this first part of a steady-state case is left out "
+                    + "(default: ${DEFAULT-VALUE}).")
+    double steadyWarmUpSeconds;
 
     @Option(names = "--report", description = "Directory to write the Markdown report into; none by default.")
     Path report;
@@ -125,30 +144,60 @@ public final class BacklogBenchmark
                         + CASES);
             }
         }
+        if (!steady.isEmpty() && !cases.contains("debezium")) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--steady needs the debezium case: its "
+                    + "rate in the same run sets the steady rates");
+        }
         String loadAverage = MacroReport.loadAverage();
         Backlog backlog = Backlog.of(scale);
         EmbeddedPostgres embedded = url == null ? EmbeddedPostgres.start() : null;
         try {
             String serverUrl = embedded != null ? embedded.jdbcUrl("postgres") + "?user=postgres" : url;
             Server server = new Server(serverUrl);
+            // every case runs in the JVM the launcher gives the service, so the ceiling and pgsink differ only in code
+            String caseJvmArgs = jvmArgs.equals(LAUNCHER_OPTIONS)
+                    ? String.join(" ", LauncherJvmOptions.forRun(server.serviceConfig(TEMPLATE_SLOT, settings)))
+                    : jvmArgs;
+            System.out.println("JVM options of each case: " + caseJvmArgs);
+            if (!steady.isEmpty()) {
+                server.enableCommitTimestamps(embedded);
+            }
             server.prepare(backlog);
             List<CaseRun> results = new ArrayList<>();
+            List<SteadyRun> steadyResults = new ArrayList<>();
+            // above every id the backlog writes
+            long steadyIds = 1_000_000_000L;
             for (int run = 1; run <= runs; run++) {
+                double ceiling = 0;
                 for (String name : cases) {
-                    CaseRun result = server.runCase(name, run, backlog, settings, jvmArgs);
+                    CaseRun result = server.runCase(name, run, backlog, settings, caseJvmArgs);
                     System.out.println(result.summary());
                     results.add(result);
+                    if (name.equals("debezium")) {
+                        ceiling = result.events() / result.wallSeconds();
+                    }
+                }
+                for (double fraction : steady) {
+                    steadyIds += 100_000_000L;
+                    SteadyRun result = server.runSteady(String.format(Locale.ROOT, "steady %.0f%%", fraction * 100),
+                            run, new SteadyState(backlog.rows(), steadyIds), fraction * ceiling, steadySeconds,
+                            steadyWarmUpSeconds, -1000 - steadyResults.size(), settings, caseJvmArgs);
+                    System.out.println(result.summary());
+                    steadyResults.add(result);
                 }
             }
             server.dropAll();
-            String table = BacklogReport.table(results, backlog);
+            String table = BacklogReport.table(results, backlog)
+                    + (steadyResults.isEmpty() ? "" : BacklogReport.steadyTable(steadyResults, steadySeconds,
+                            steadyWarmUpSeconds));
             System.out.println();
             System.out.println(table);
             if (report != null) {
                 String fileName = reportName != null ? reportName : "backlog-benchmark-"
                         + Instant.now().toString().substring(0, 16).replace(':', '-');
                 Path file = report.resolve(fileName + ".md");
-                BacklogReport.write(file, commandLine, loadAverage, backlog, settings, jvmArgs, table);
+                BacklogReport.write(file, commandLine, loadAverage, backlog, settings,
+                        "`" + caseJvmArgs + "`" + (jvmArgs.equals(LAUNCHER_OPTIONS) ? ", the launcher's" : ""), table);
                 System.out.println("Wrote " + file);
             }
             return 0;
@@ -242,6 +291,28 @@ public final class BacklogBenchmark
             }
         }
 
+        /** track_commit_timestamp=on, which the steady-state lag is read from: set and restarted if embedded. */
+        void enableCommitTimestamps(EmbeddedPostgres embedded)
+                throws SQLException, IOException, InterruptedException
+        {
+            try (Connection connection = DriverManager.getConnection(url);
+                    Statement statement = connection.createStatement()) {
+                try (ResultSet setting = statement.executeQuery("SHOW track_commit_timestamp")) {
+                    setting.next();
+                    if (setting.getString(1).equals("on")) {
+                        return;
+                    }
+                }
+                if (embedded == null) {
+                    throw new IllegalStateException("The server at " + url + " has track_commit_timestamp=off; the "
+                            + "steady-state cases read the lag from commit timestamps: set it on and restart the "
+                            + "server, or leave out --url to use an embedded PostgreSQL");
+                }
+                statement.execute("ALTER SYSTEM SET track_commit_timestamp = on");
+            }
+            embedded.restart();
+        }
+
         /** The source database with the table, the publication, the template slot, then the backlog. */
         void prepare(Backlog backlog)
                 throws SQLException
@@ -306,10 +377,86 @@ public final class BacklogBenchmark
                 execute(TARGET_DATABASE, table(backlog));
                 execute(TARGET_DATABASE, "CHECKPOINT");
             }
+            return runProcess(name, name, run, slot, -1, backlog.events(), settings, jvmArgs, () -> {});
+        }
+
+        /**
+         * A steady-state case: the service started on a new slot with a target copied from the source
+         * at the slot's position, then {@code steady} writes at {@code eventsPerSecond} once the service
+         * streams; returns the case with the events written, and the lag of each probe.
+         */
+        SteadyRun runSteady(String name, int run, SteadyState steady, double eventsPerSecond, double seconds,
+                double warmUpSeconds, long lastId, List<String> settings, String jvmArgs)
+                throws Exception
+        {
+            String slot = "bench_steady_" + run + "_" + Math.abs(lastId);
+            execute(SOURCE_DATABASE, "SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
+            execute("postgres", "DROP DATABASE IF EXISTS " + TARGET_DATABASE + " WITH (FORCE)");
+            for (int attempt = 0; ; attempt++) {
+                try {
+                    // the target as the source is at the slot's position: nothing writes in between
+                    execute("postgres", "CREATE DATABASE " + TARGET_DATABASE + " TEMPLATE " + SOURCE_DATABASE);
+                    break;
+                }
+                catch (SQLException e) {
+                    // 55006: the walsender of the case before may still be connected to the source
+                    if (!"55006".equals(e.getSQLState()) || attempt == 100) {
+                        throw e;
+                    }
+                    Thread.sleep(100);
+                }
+            }
+            execute(TARGET_DATABASE, "DROP PUBLICATION IF EXISTS " + PUBLICATION, "CHECKPOINT");
+            SteadyState.Written[] written = new SteadyState.Written[1];
+            CaseRun result = runProcess(name, "pgsink", run, slot, lastId, 0, settings, jvmArgs, () -> {
+                awaitStreaming(slot);
+                written[0] = steady.write(databaseUrl(SOURCE_DATABASE),
+                        eventsPerSecond / SteadyState.CHANGES_PER_TRANSACTION, seconds, lastId);
+            });
+            SteadyState.Lag lag = steady.lag(databaseUrl(SOURCE_DATABASE), databaseUrl(TARGET_DATABASE), written[0],
+                    warmUpSeconds);
+            long events = written[0].transactions() * SteadyState.CHANGES_PER_TRANSACTION + 1;
+            return new SteadyRun(new CaseRun(result.name(), run, result.wallSeconds(), result.caseSeconds(), events,
+                    result.processCpuNanos(), result.threads(), result.server()), eventsPerSecond,
+                    written[0].transactions() * SteadyState.CHANGES_PER_TRANSACTION / written[0].seconds(), lag);
+        }
+
+        /** Waits until a walsender streams from the slot: the service has started reading. */
+        private void awaitStreaming(String slot)
+                throws SQLException, InterruptedException
+        {
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+            try (Connection connection = DriverManager.getConnection(databaseUrl(SOURCE_DATABASE));
+                    Statement statement = connection.createStatement()) {
+                while (System.nanoTime() < deadline) {
+                    try (ResultSet result = statement.executeQuery("SELECT 1 FROM pg_replication_slots WHERE "
+                            + "slot_name = '" + slot + "' AND active")) {
+                        if (result.next()) {
+                            return;
+                        }
+                    }
+                    Thread.sleep(50);
+                }
+            }
+            throw new IllegalStateException("the service did not start reading slot " + slot + " within 5 minutes");
+        }
+
+        /** What a benchmark does in its own process while a case runs. */
+        interface WhileRunning
+        {
+            void run()
+                    throws Exception;
+        }
+
+        private CaseRun runProcess(String name, String kind, int run, String slot, long lastId, long events,
+                List<String> settings, String jvmArgs, WhileRunning whileRunning)
+                throws Exception
+        {
             Properties input = new Properties();
-            input.setProperty("case", name);
+            input.setProperty("case", kind);
             input.setProperty("slot", slot);
-            input.setProperty("events", Long.toString(backlog.events()));
+            input.setProperty("lastId", Long.toString(lastId));
+            input.setProperty("events", Long.toString(events));
             input.setProperty("sourceUrl", databaseUrl(SOURCE_DATABASE));
             input.setProperty("targetUrl", databaseUrl(TARGET_DATABASE));
             Map<String, String> service = serviceConfig(slot, settings);
@@ -336,6 +483,13 @@ public final class BacklogBenchmark
             long spawned = System.currentTimeMillis();
             Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
                     .start();
+            try {
+                whileRunning.run();
+            }
+            catch (Exception | Error e) {
+                process.destroyForcibly();
+                throw e;
+            }
             if (!process.waitFor(30, TimeUnit.MINUTES)) {
                 process.destroyForcibly();
                 throw new IllegalStateException("case " + name + " did not finish in 30 minutes; its log: " + log);
@@ -474,6 +628,17 @@ public final class BacklogBenchmark
             TreeSet<String> groups = new TreeSet<>();
             runs.forEach(run -> groups.addAll(run.threads().keySet()));
             return groups;
+        }
+    }
+
+    /** One steady-state case's run: the service's CPU, the rates asked and written, the lag. */
+    record SteadyRun(CaseRun run, double offeredEventsPerSecond, double writtenEventsPerSecond, SteadyState.Lag lag)
+    {
+        String summary()
+        {
+            return String.format(Locale.ROOT, "run %d %s: %,.0f events/s asked, %,.0f written; %s; JVM CPU %.1f "
+                    + "us/event", run.run(), run.name(), offeredEventsPerSecond, writtenEventsPerSecond,
+                    lag.describe(), run.cpuMicrosPerEvent());
         }
     }
 

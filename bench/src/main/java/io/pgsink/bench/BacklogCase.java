@@ -112,7 +112,7 @@ public final class BacklogCase
                     }
                 }, "bench-service");
                 serviceThread.start();
-                awaitLastRow(targetUrl);
+                awaitLastRow(targetUrl, Long.parseLong(input.getProperty("lastId", "-1")));
                 done.run();
                 counted = events;
             }
@@ -216,14 +216,15 @@ public final class BacklogCase
         return counted.get();
     }
 
-    private static void awaitLastRow(String targetUrl)
+    private static void awaitLastRow(String targetUrl, long lastId)
             throws SQLException, InterruptedException
     {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(20);
         Properties properties = new Properties();
         properties.setProperty("ApplicationName", "bench-poll");
         try (Connection connection = DriverManager.getConnection(targetUrl, properties);
-                PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM public.t WHERE id = -1")) {
+                PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM public.t WHERE id = ?")) {
+            statement.setLong(1, lastId);
             while (System.nanoTime() < deadline) {
                 try (ResultSet result = statement.executeQuery()) {
                     if (result.next()) {
