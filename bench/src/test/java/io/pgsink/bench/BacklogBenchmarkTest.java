@@ -31,4 +31,17 @@ class BacklogBenchmarkTest
         // the steady-state case found every probe row in the target, with its commit timestamp
         assertThat(text).contains("| steady 10% |");
     }
+
+    @Test
+    void servicesSplittingTheTablesReadTheWholeBacklog(@TempDir Path report)
+            throws Exception
+    {
+        int exit = new CommandLine(new BacklogBenchmark("test")).execute("--scale", "0.005", "--runs", "1",
+                "--tables", "2", "--cases", "pgsink,pgsink-split", "--report", report.toString(), "--report-name",
+                "split");
+        assertThat(exit).isZero();
+        // each service's target checked against the source's table
+        assertThat(Files.readString(report.resolve("split.md"))).contains("| pgsink |", "| pgsink-split |",
+                "2,502 events");
+    }
 }
