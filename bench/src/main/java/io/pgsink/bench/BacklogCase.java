@@ -52,6 +52,18 @@ public final class BacklogCase
     private BacklogCase() {}
 
     public static void main(String[] args)
+    {
+        try {
+            run(args);
+        }
+        catch (Exception | Error e) {
+            // the engine's and the service's threads would keep the JVM, and the benchmark waiting for it, alive
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    private static void run(String[] args)
             throws Exception
     {
         long started = System.nanoTime();
