@@ -97,8 +97,8 @@ public final class BacklogCase
                         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
                 output.setProperty("processCpuNanos", Long.toString(system.getProcessCpuTime()));
                 threads().forEach((group, nanos) -> output.setProperty("thread." + group, Long.toString(nanos)));
-                serverProcesses(sourceUrl, startedAt, slot, targetDatabase).forEach((group, nanos) -> output.setProperty("server." + group,
-                        Long.toString(nanos)));
+                serverProcesses(sourceUrl, startedAt, slot, targetDatabase).forEach((group, nanos) ->
+                        output.setProperty("server." + group, Long.toString(nanos)));
             }
             catch (IOException | SQLException e) {
                 throw new IllegalStateException(e);
@@ -247,7 +247,8 @@ public final class BacklogCase
         Properties properties = new Properties();
         properties.setProperty("ApplicationName", "bench-poll");
         try (Connection connection = DriverManager.getConnection(targetUrl, properties);
-                PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM public." + table + " WHERE id = ?")) {
+                PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM public." + table
+                        + " WHERE id = ?")) {
             statement.setLong(1, lastId);
             while (System.nanoTime() < deadline) {
                 try (ResultSet result = statement.executeQuery()) {

@@ -67,8 +67,8 @@ class LauncherHeapTest
 
         String runJar = " -jar " + jar + " run";
         // 4 x 256 MiB + 256 MiB
-        assertThat(javaArguments(root, Map.of(), "run", "--config", big.toString())).isEqualTo("-Xms1280m -Xmx1280m -Xmn640m"
-                + runJar + " --config " + big);
+        assertThat(javaArguments(root, Map.of(), "run", "--config", big.toString()))
+                .isEqualTo("-Xms1280m -Xmx1280m -Xmn640m" + runJar + " --config " + big);
         assertThat(javaArguments(root, Map.of(), "run", "-c", big.toString())).isEqualTo("-Xms1280m -Xmx1280m -Xmn640m"
                 + runJar + " -c " + big);
         // the default 64 MiB buffer, and a small one, get the 512 MiB floor
