@@ -55,7 +55,8 @@ import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
  * </pre>
  * A broker (KRaft, in the test JVM) holds a topic of {@value #PARTITIONS} partitions, filled once
  * with {@code pgsink.measure.events} change events (default 150,000) as the Debezium PostgreSQL
- * connector writes them with {@code JsonConverter} and schemas: creates, updates and deletes (each
+ * connector writes them with {@code JsonConverter} and schemas (the full envelope with its {@code source}
+ * block, and Debezium 3's context headers on every record): creates, updates and deletes (each
  * delete followed by its tombstone) over {@code pgsink.measure.keys} keys (default 20,000), so that
  * keys repeat within a batch; and a warm-up topic of 30,000 such events. Each run starts a fresh
  * worker process ({@code ConnectDistributed}, the plugins installed on its {@code plugin.path} as a
@@ -65,9 +66,12 @@ import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
  * holds the source's final state (row count and the sum of a per-event version column, polled every
  * 100 ms; then every row compared, untimed). The clock includes the task's start and the consumer
  * group's join, the same for every sink; the worker's CPU seconds (from /proc) are those of the
- * timed part. The cases ({@code pgsink.measure.cases}, default all) run in turn, in a rotated order
- * in each of {@code pgsink.measure.rounds} rounds (default 3); ratios are to the Debezium JDBC sink
- * of the same round. {@code -Dpgsink.measure.profile=true} records the timed part of each run with
+ * timed part, and those of the connector's task threads. A no-op sink ({@link NoOpSinkConnector}) with
+ * the same converters gives the worker's ceiling; its clock stops when its task was handed every record.
+ * The cases ({@code pgsink.measure.cases}, default the no-op sinks, the Debezium JDBC sink and pgsink with
+ * each converter setup) run in turn, in a rotated order in each of {@code pgsink.measure.rounds} rounds
+ * (default 3); ratios are to the no-op sink with the same converters and to the Debezium JDBC sink of
+ * the same round. {@code -Dpgsink.measure.profile=true} records the timed part of each run with
  * Java Flight Recorder ({@code jcmd JFR.start}, settings=profile) into {@code target/throughput-jfr/}.
  */
 @TestInstance(PER_CLASS)
