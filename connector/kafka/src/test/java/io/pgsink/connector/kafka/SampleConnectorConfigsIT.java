@@ -59,10 +59,8 @@ class SampleConnectorConfigsIT
         Map<String, String> config = config(PLUGIN_SAMPLES.resolve("pgsink-sink.json"));
         config.remove("record.format");
         config.remove("header.converter");
-        config.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
-        config.put("key.converter.schemas.enable", "true");
-        config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
-        config.put("value.converter.schemas.enable", "true");
+        config.putAll(Map.of("key.converter", "org.apache.kafka.connect.json.JsonConverter", "key.converter.schemas.enable",
+                "true", "value.converter", "org.apache.kafka.connect.json.JsonConverter", "value.converter.schemas.enable", "true"));
 
         assertThat(KafkaSinkConfigTest.validationErrors(config))
                 .containsOnlyKeys("value.converter.replace.null.with.default");
