@@ -67,6 +67,8 @@ public final class StandaloneConfig
 
     public static final String SOURCE_PREFIX = DebeziumProperties.SOURCE_PREFIX;
     public static final String ENVIRONMENT_PREFIX = "PGSINK_";
+    /** Variables {@code PGSINK_TEST_*} belong to the test suite, never to the service. */
+    private static final String TEST_NAMESPACE = "test.";
     /** Keys under these are passed on (Debezium's, the JDBC driver's): a variable in them needs no declared key. */
     static final List<String> PASS_THROUGH_NAMESPACES = List.of(SOURCE_PREFIX, SinkConfig.TARGET_JDBC_PREFIX);
 
@@ -253,6 +255,12 @@ public final class StandaloneConfig
                             + " names no pgsink key (each key K is set by PGSINK_ and K upper-cased"
                             + " with . and - as _, e.g. " + variableName(SinkConfig.FLUSH_MAX_EVENTS)
                             + "); remove it or correct its name"));
+                    continue;
+                }
+                else if (candidate.startsWith(TEST_NAMESPACE)) {
+                    // the test suite's own variables (PGSINK_TEST_JDBC_URL, ...): not worth a warning
+                    log.debug("environment variable {} is the test suite's, not pgsink configuration: ignored",
+                            variable);
                     continue;
                 }
                 else {
