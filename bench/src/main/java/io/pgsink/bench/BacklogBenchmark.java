@@ -70,7 +70,8 @@ public final class BacklogBenchmark
     static final String TEMPLATE_SLOT = "bench_template";
     static final String SOURCE_DATABASE = "bench_source";
     static final String TARGET_DATABASE = "bench_target";
-    static final List<String> CASES = List.of("source", "debezium", "pgsink");
+    static final List<String> CASES = List.of("source", "debezium", "pgsink", "pgsink-split");
+    static final String LAUNCHER_OPTIONS = "launcher";
 
     @Option(names = "--url",
             description = "JDBC URL of a server with wal_level=logical to run on (superuser); default: an embedded "
@@ -91,13 +92,21 @@ public final class BacklogBenchmark
             description = "Cases to run (default: ${DEFAULT-VALUE}).")
     List<String> cases;
 
+    @Option(names = "--tables", defaultValue = "1",
+            description = "Tables the backlog's transactions take in turn, each with the rows --scale says; with "
+                    + "more than one, case pgsink-split runs one service per table, each on a slot and a publication "
+                    + "of its own (default: ${DEFAULT-VALUE}).")
+    int tables;
+
     @Option(names = "--set",
             description = "A service setting for the debezium and pgsink cases, key=value (repeatable), e.g. "
                     + "flush.pipelined=true.")
     List<String> settings = new ArrayList<>();
 
-    @Option(names = "--jvm-args", defaultValue = "-Xmx2g",
-            description = "Options of the JVM of each case, space-separated (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--jvm-args", defaultValue = LAUNCHER_OPTIONS,
+            description = "Options of the JVM of each case, space-separated; " + LAUNCHER_OPTIONS + ": those the "
+                    + "distribution's bin/pgsink gives `pgsink run` with the service settings (default: "
+                    + "${DEFAULT-VALUE}).")
     String jvmArgs;
 
     @Option(names = "--target-latency-ms", defaultValue = "0",
@@ -105,6 +114,22 @@ public final class BacklogBenchmark
                     + "LatencyRelay), e.g. 0.5 (switched network) or 5 (WiFi); 0 connects directly "
                     + "(default: ${DEFAULT-VALUE}).")
     double targetLatencyMs;
+
+    @Option(names = "--steady", split = ",",
+            description = "Steady-state cases after each run's backlog cases: fractions of that run's Debezium "
+                    + "ceiling (events/s) at which a workload writes while the service streams, e.g. 0.25,0.5; each "
+                    + "reports the lag from source commit to target commit (track_commit_timestamp=on: set on the "
+                    + "embedded server, required of a --url one).")
+    List<Double> steady = new ArrayList<>();
+
+    @Option(names = "--steady-seconds", defaultValue = "40",
+            description = "How long each steady-state case writes (default: ${DEFAULT-VALUE}).")
+    double steadySeconds;
+
+    @Option(names = "--steady-warm-up-seconds", defaultValue = "10",
+            description = "Lag of the transactions committed in this first part of a steady-state case is left out "
+                    + "(default: ${DEFAULT-VALUE}).")
+    double steadyWarmUpSeconds;
 
     @Option(names = "--report", description = "Directory to write the Markdown report into; none by default.")
     Path report;
@@ -131,32 +156,75 @@ public final class BacklogBenchmark
                         + CASES);
             }
         }
+        if (cases.contains("pgsink-split") && tables < 2) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "case pgsink-split needs --tables 2 or "
+                    + "more");
+        }
+        if (!steady.isEmpty() && tables != 1) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--steady writes one table: leave out "
+                    + "--tables");
+        }
+        if (!steady.isEmpty() && !cases.contains("debezium")) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--steady needs the debezium case: its "
+                    + "rate in the same run sets the steady rates");
+        }
         String loadAverage = MacroReport.loadAverage();
-        Backlog backlog = Backlog.of(scale);
+        Backlog backlog = Backlog.of(scale, tables);
         EmbeddedPostgres embedded = url == null ? EmbeddedPostgres.start() : null;
         LatencyRelay relay = null;
         try {
             String serverUrl = embedded != null ? embedded.jdbcUrl("postgres") + "?user=postgres" : url;
             relay = targetLatencyMs > 0 ? LatencyRelay.forUrl(serverUrl, targetLatencyMs) : null;
-            Server server = new Server(serverUrl, relay == null ? serverUrl : relay.relayedUrl(serverUrl));
+            Server server = new Server(serverUrl, relay == null ? serverUrl : relay.relayedUrl(serverUrl),
+                    backlog.tableNames());
+            // every case runs in the JVM the launcher gives the service, so the ceiling and pgsink differ only in code
+            String caseJvmArgs = jvmArgs.equals(LAUNCHER_OPTIONS)
+                    ? String.join(" ", LauncherJvmOptions.forRun(server.serviceConfig(TEMPLATE_SLOT, settings)))
+                    : jvmArgs;
+            System.out.println("JVM options of each case: " + caseJvmArgs);
+            if (!steady.isEmpty()) {
+                server.enableCommitTimestamps(embedded);
+            }
             server.prepare(backlog);
             List<CaseRun> results = new ArrayList<>();
+            List<SteadyRun> steadyResults = new ArrayList<>();
+            // above every id the backlog writes
+            long steadyIds = 1_000_000_000L;
+            double[] ceilings = new double[runs + 1];
             for (int run = 1; run <= runs; run++) {
                 for (String name : cases) {
-                    CaseRun result = server.runCase(name, run, backlog, settings, jvmArgs);
+                    CaseRun result = server.runCase(name, run, backlog, settings, caseJvmArgs);
                     System.out.println(result.summary());
                     results.add(result);
+                    if (name.equals("debezium")) {
+                        ceilings[run] = result.events() / result.wallSeconds();
+                    }
+                }
+            }
+            // after every backlog case: the slots copied from the template would read the steady writes too
+            for (int run = 1; run <= runs; run++) {
+                double ceiling = ceilings[run];
+                for (double fraction : steady) {
+                    steadyIds += 100_000_000L;
+                    SteadyRun result = server.runSteady(String.format(Locale.ROOT, "steady %.0f%%", fraction * 100),
+                            run, new SteadyState(backlog.rows(), steadyIds), fraction * ceiling, steadySeconds,
+                            steadyWarmUpSeconds, -1000 - steadyResults.size(), settings, caseJvmArgs);
+                    System.out.println(result.summary());
+                    steadyResults.add(result);
                 }
             }
             server.dropAll();
-            String table = BacklogReport.table(results, backlog);
+            String table = BacklogReport.table(results, backlog)
+                    + (steadyResults.isEmpty() ? "" : BacklogReport.steadyTable(steadyResults, steadySeconds,
+                            steadyWarmUpSeconds));
             System.out.println();
             System.out.println(table);
             if (report != null) {
                 String fileName = reportName != null ? reportName : "backlog-benchmark-"
                         + Instant.now().toString().substring(0, 16).replace(':', '-');
                 Path file = report.resolve(fileName + ".md");
-                BacklogReport.write(file, commandLine, loadAverage, backlog, settings, jvmArgs, table);
+                BacklogReport.write(file, commandLine, loadAverage, backlog, settings,
+                        "`" + caseJvmArgs + "`" + (jvmArgs.equals(LAUNCHER_OPTIONS) ? ", the launcher's" : ""), table);
                 System.out.println("Wrote " + file);
             }
             return 0;
@@ -171,20 +239,53 @@ public final class BacklogBenchmark
         }
     }
 
-    /** The backlog's shape: the table's rows, and how many big and small transactions change it. */
-    record Backlog(long rows, int bigTransactions, int bigSize, int smallTransactions)
+    /**
+     * The backlog's shape: each table's rows, and how many big and small transactions change them; with
+     * more than one table, the transactions take the tables in turn.
+     */
+    record Backlog(long rows, int bigTransactions, int bigSize, int smallTransactions, int tables)
     {
         static Backlog of(double scale)
         {
-            long rows = Math.max(1000, Math.round(200 * scale) * 1000);
-            return new Backlog(rows, (int) Math.max(1, Math.round(400 * scale)), 1000, (int) Math.max(1,
-                    Math.round(20_000 * scale)));
+            return of(scale, 1);
         }
 
-        /** Change events: the big transactions' updates, 5 per small one, and the last row. */
+        static Backlog of(double scale, int tables)
+        {
+            long rows = Math.max(1000, Math.round(200 * scale) * 1000);
+            return new Backlog(rows, (int) Math.max(1, Math.round(400 * scale)), 1000, (int) Math.max(1,
+                    Math.round(20_000 * scale)), tables);
+        }
+
+        /** Change events: the big transactions' updates, 5 per small one, and the last row of each table. */
         long events()
         {
-            return (long) bigTransactions * bigSize + 5L * smallTransactions + 1;
+            return (long) bigTransactions * bigSize + 5L * smallTransactions + tables;
+        }
+
+        /** {@code t} alone, else {@code t_1} to {@code t_<tables>}. */
+        List<String> tableNames()
+        {
+            List<String> names = new ArrayList<>();
+            for (int table = 1; table <= tables; table++) {
+                names.add(tables == 1 ? "t" : "t_" + table);
+            }
+            return names;
+        }
+
+        /** A loop body that makes its changes to the table whose turn iteration {@code counter} is. */
+        String inTurn(String counter, java.util.function.Function<String, String> changes)
+        {
+            if (tables == 1) {
+                return changes.apply("public.t");
+            }
+            StringBuilder body = new StringBuilder();
+            for (int table = 0; table < tables; table++) {
+                body.append(table == 0 ? "IF " : "ELSIF ").append(counter).append(" % ").append(tables)
+                        .append(" = ").append(table).append(" THEN ")
+                        .append(changes.apply("public.t_" + (table + 1)));
+            }
+            return body.append(" END IF; ").toString();
         }
 
         long transactions()
@@ -195,9 +296,10 @@ public final class BacklogBenchmark
         String describe()
         {
             return String.format(Locale.ROOT,
-                    "%,d rows; %,d transactions of %,d updates, then %,d of 5 changes (3 updates, 1 insert, 1 "
+                    "%s%,d rows; %,d transactions of %,d updates, then %,d of 5 changes (3 updates, 1 insert, 1 "
                             + "delete), then one insert of the last row: %,d events",
-                    rows, bigTransactions, bigSize, smallTransactions, events());
+                    tables == 1 ? "" : tables + " tables taken in turn, each of ", rows, bigTransactions, bigSize,
+                    smallTransactions, events());
         }
     }
 
@@ -207,16 +309,13 @@ public final class BacklogBenchmark
         private final String url;
         /** The server as the cases' sinks reach it: {@code url}, or the latency relay in front of it. */
         private final String targetServerUrl;
+        private final List<String> tables;
 
-        Server(String url)
-        {
-            this(url, url);
-        }
-
-        Server(String url, String targetServerUrl)
+        Server(String url, String targetServerUrl, List<String> tables)
         {
             this.url = url;
             this.targetServerUrl = targetServerUrl;
+            this.tables = List.copyOf(tables);
         }
 
         String databaseUrl(String database)
@@ -227,7 +326,13 @@ public final class BacklogBenchmark
         /** The target database where the cases write it (through the relay with {@code --target-latency-ms}). */
         String targetUrl()
         {
-            return databaseUrl(targetServerUrl, TARGET_DATABASE);
+            return targetUrl(TARGET_DATABASE);
+        }
+
+        /** A target database where the cases write it (through the relay with {@code --target-latency-ms}). */
+        String targetUrl(String database)
+        {
+            return databaseUrl(targetServerUrl, database);
         }
 
         private static String databaseUrl(String url, String database)
@@ -272,6 +377,28 @@ public final class BacklogBenchmark
             }
         }
 
+        /** track_commit_timestamp=on, which the steady-state lag is read from: set and restarted if embedded. */
+        void enableCommitTimestamps(EmbeddedPostgres embedded)
+                throws SQLException, IOException, InterruptedException
+        {
+            try (Connection connection = DriverManager.getConnection(url);
+                    Statement statement = connection.createStatement()) {
+                try (ResultSet setting = statement.executeQuery("SHOW track_commit_timestamp")) {
+                    setting.next();
+                    if (setting.getString(1).equals("on")) {
+                        return;
+                    }
+                }
+                if (embedded == null) {
+                    throw new IllegalStateException("The server at " + url + " has track_commit_timestamp=off; the "
+                            + "steady-state cases read the lag from commit timestamps: set it on and restart the "
+                            + "server, or leave out --url to use an embedded PostgreSQL");
+                }
+                statement.execute("ALTER SYSTEM SET track_commit_timestamp = on");
+            }
+            embedded.restart();
+        }
+
         /** The source database with the table, the publication, the template slot, then the backlog. */
         void prepare(Backlog backlog)
                 throws SQLException
@@ -288,45 +415,67 @@ public final class BacklogBenchmark
             dropAll();
             execute("postgres", "CREATE DATABASE " + SOURCE_DATABASE);
             execute(SOURCE_DATABASE, table(backlog));
-            execute(SOURCE_DATABASE, "CREATE PUBLICATION " + PUBLICATION + " FOR TABLE public.t",
-                    "SELECT pg_create_logical_replication_slot('" + TEMPLATE_SLOT + "', 'pgoutput')");
+            List<String> tables = backlog.tableNames();
+            execute(SOURCE_DATABASE, "CREATE PUBLICATION " + PUBLICATION + " FOR TABLE public."
+                    + String.join(", public.", tables));
+            if (tables.size() > 1) {
+                // one publication per table, for the services that each take one
+                for (int table = 0; table < tables.size(); table++) {
+                    execute(SOURCE_DATABASE, "CREATE PUBLICATION " + PUBLICATION + "_" + (table + 1)
+                            + " FOR TABLE public." + tables.get(table));
+                }
+            }
+            execute(SOURCE_DATABASE, "SELECT pg_create_logical_replication_slot('" + TEMPLATE_SLOT + "', 'pgoutput')");
             long started = System.nanoTime();
             // each loop iteration commits: one source transaction per iteration
             execute(SOURCE_DATABASE, "DO $$ BEGIN FOR k IN 0.." + (backlog.bigTransactions() - 1) + " LOOP "
-                    + "UPDATE public.t SET qty = qty + 1, price = price + 1, updated = updated + interval '1 minute' "
-                    + "WHERE id BETWEEN (k * " + backlog.bigSize() + ") % " + backlog.rows() + " + 1 AND (k * "
-                            + backlog.bigSize() + ") % " + backlog.rows() + " + " + backlog.bigSize() + "; "
+                    + backlog.inTurn("k", table -> "UPDATE " + table + " SET qty = qty + 1, price = price + 1, "
+                            + "updated = updated + interval '1 minute' "
+                            + "WHERE id BETWEEN (k * " + backlog.bigSize() + ") % " + backlog.rows() + " + 1 AND (k * "
+                            + backlog.bigSize() + ") % " + backlog.rows() + " + " + backlog.bigSize() + "; ")
                     + "COMMIT; END LOOP; END $$",
                     "DO $$ BEGIN FOR i IN 0.." + (backlog.smallTransactions() - 1) + " LOOP "
-                    + "UPDATE public.t SET qty = qty + 2, label = 'changed-' || i WHERE id = 3 * i + 1; "
-                    + "UPDATE public.t SET active = NOT active WHERE id = 3 * i + 2; "
-                    + "UPDATE public.t SET price = price * 2, updated = updated + interval '1 hour' WHERE id = 3 * "
-                            + "i + 3; "
-                    + "INSERT INTO public.t VALUES (" + backlog.rows()
+                    + backlog.inTurn("i", table -> "UPDATE " + table + " SET qty = qty + 2, label = 'changed-' || i "
+                            + "WHERE id = 3 * i + 1; "
+                    + "UPDATE " + table + " SET active = NOT active WHERE id = 3 * i + 2; "
+                    + "UPDATE " + table + " SET price = price * 2, updated = updated + interval '1 hour' WHERE id = 3 "
+                            + "* i + 3; "
+                    + "INSERT INTO " + table + " VALUES (" + backlog.rows()
                             + " + 1 + i, i, 'new-' || i, i * 0.5, true, timestamptz '2026-11-01 00:00:00+00' + i * "
                                     + "interval '1 second'); "
-                    + "DELETE FROM public.t WHERE id = " + (backlog.rows() / 2) + " + 1 + i; "
-                    + "COMMIT; END LOOP; END $$",
-                    "INSERT INTO public.t VALUES (-1, 0, 'last', 0, true, now())");
+                    + "DELETE FROM " + table + " WHERE id = " + (backlog.rows() / 2) + " + 1 + i; ")
+                    + "COMMIT; END LOOP; END $$");
+            for (String table : tables) {
+                execute(SOURCE_DATABASE, "INSERT INTO public." + table + " VALUES (-1, 0, 'last', 0, true, now())");
+            }
             System.out.printf(Locale.ROOT, "backlog written in %.1f s: %s%n", (System.nanoTime() - started) / 1e9,
                     backlog.describe());
         }
 
-        /** The table and its rows as they were when the template slot was created. */
+        /** The tables and their rows as they were when the template slot was created. */
         static String[] table(Backlog backlog)
         {
-            return new String[] {
-                    "CREATE TABLE public.t (id bigint PRIMARY KEY, qty int, label text, price numeric(12,2), active "
-                            + "boolean, updated timestamptz)",
-                    "INSERT INTO public.t SELECT g, g % 100, 'label-' || g, g * 0.01, g % 2 = 0, timestamptz "
-                            + "'2026-01-01 00:00:00+00' + g * interval '1 second' "
+            return backlog.tableNames().stream().flatMap(table -> table(backlog, table).stream())
+                    .toArray(String[]::new);
+        }
+
+        static List<String> table(Backlog backlog, String table)
+        {
+            return List.of(
+                    "CREATE TABLE public." + table + " (id bigint PRIMARY KEY, qty int, label text, price "
+                            + "numeric(12,2), active boolean, updated timestamptz)",
+                    "INSERT INTO public." + table + " SELECT g, g % 100, 'label-' || g, g * 0.01, g % 2 = 0, "
+                            + "timestamptz '2026-01-01 00:00:00+00' + g * interval '1 second' "
                             + "FROM generate_series(1, " + backlog.rows() + ") g",
-                    "VACUUM ANALYZE public.t"};
+                    "VACUUM ANALYZE public." + table);
         }
 
         CaseRun runCase(String name, int run, Backlog backlog, List<String> settings, String jvmArgs)
                 throws Exception
         {
+            if (name.equals("pgsink-split")) {
+                return runSplit(run, backlog, settings, jvmArgs);
+            }
             String slot = "bench_" + name + "_" + run;
             execute(SOURCE_DATABASE, "SELECT pg_copy_logical_replication_slot('" + TEMPLATE_SLOT + "', '" + slot
                     + "')");
@@ -336,13 +485,163 @@ public final class BacklogBenchmark
                 execute(TARGET_DATABASE, table(backlog));
                 execute(TARGET_DATABASE, "CHECKPOINT");
             }
+            CaseProcess process = start(name, slot, -1, backlog.events(), serviceConfig(slot, settings),
+                    TARGET_DATABASE, backlog.tableNames(), jvmArgs);
+            return finish(name, run, process);
+        }
+
+        /**
+         * One service per table, each in a JVM of its own on a slot, a publication and a target database
+         * of its own, all started at once: the case ends when the last of them has its table's last row.
+         */
+        private CaseRun runSplit(int run, Backlog backlog, List<String> settings, String jvmArgs)
+                throws Exception
+        {
+            List<String> tables = backlog.tableNames();
+            List<CaseProcess> processes = new ArrayList<>();
+            for (int table = 1; table <= tables.size(); table++) {
+                String slot = "bench_split_" + run + "_" + table;
+                String target = TARGET_DATABASE + "_" + table;
+                execute(SOURCE_DATABASE, "SELECT pg_copy_logical_replication_slot('" + TEMPLATE_SLOT + "', '" + slot
+                        + "')");
+                execute("postgres", "DROP DATABASE IF EXISTS " + target + " WITH (FORCE)", "CREATE DATABASE "
+                        + target);
+                execute(target, table(backlog, tables.get(table - 1)).toArray(String[]::new));
+                execute(target, "CHECKPOINT");
+            }
+            for (int table = 1; table <= tables.size(); table++) {
+                String slot = "bench_split_" + run + "_" + table;
+                String target = TARGET_DATABASE + "_" + table;
+                Map<String, String> service = serviceConfig(slot, settings);
+                service.put("source.table.include.list", "public." + tables.get(table - 1));
+                service.put("source.publication.name", PUBLICATION + "_" + table);
+                service.put("sink.name", SINK_NAME + "_" + table);
+                service.put("target.url", targetUrl(target));
+                processes.add(start("pgsink", slot, -1, 0, service, target, List.of(tables.get(table - 1)), jvmArgs));
+            }
+            List<CaseRun> parts = new ArrayList<>();
+            for (CaseProcess process : processes) {
+                parts.add(finish("pgsink-split", run, process));
+            }
+            Map<String, Long> threads = new TreeMap<>();
+            Map<String, Long> server = new TreeMap<>();
+            double wall = 0;
+            double caseSeconds = 0;
+            long cpu = 0;
+            for (CaseRun part : parts) {
+                wall = Math.max(wall, part.wallSeconds());
+                caseSeconds = Math.max(caseSeconds, part.caseSeconds());
+                cpu += part.processCpuNanos();
+                part.threads().forEach((group, nanos) -> threads.merge(group, nanos, Long::sum));
+                part.server().forEach((group, nanos) -> server.merge(group, nanos, Long::sum));
+            }
+            return new CaseRun("pgsink-split", run, wall, caseSeconds, backlog.events(), cpu, threads, server);
+        }
+
+        /**
+         * A steady-state case: the service started on a new slot with a target copied from the source
+         * at the slot's position, then {@code steady} writes at {@code eventsPerSecond} once the service
+         * streams; returns the case with the events written, and the lag of each probe.
+         */
+        SteadyRun runSteady(String name, int run, SteadyState steady, double eventsPerSecond, double seconds,
+                double warmUpSeconds, long lastId, List<String> settings, String jvmArgs)
+                throws Exception
+        {
+            String slot = "bench_steady_" + run + "_" + Math.abs(lastId);
+            execute(SOURCE_DATABASE, "SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
+            execute("postgres", "DROP DATABASE IF EXISTS " + TARGET_DATABASE + " WITH (FORCE)");
+            for (int attempt = 0; ; attempt++) {
+                try {
+                    // the target as the source is at the slot's position: nothing writes in between
+                    execute("postgres", "CREATE DATABASE " + TARGET_DATABASE + " TEMPLATE " + SOURCE_DATABASE);
+                    break;
+                }
+                catch (SQLException e) {
+                    // 55006: the walsender of the case before may still be connected to the source
+                    if (!"55006".equals(e.getSQLState()) || attempt == 100) {
+                        throw e;
+                    }
+                    Thread.sleep(100);
+                }
+            }
+            execute(TARGET_DATABASE, "DROP PUBLICATION IF EXISTS " + PUBLICATION, "CHECKPOINT");
+            CaseProcess process = start("pgsink", slot, lastId, 0, serviceConfig(slot, settings), TARGET_DATABASE,
+                    List.of("t"), jvmArgs);
+            SteadyState.Written[] written = new SteadyState.Written[1];
+            try {
+                awaitStreaming(slot);
+                written[0] = steady.write(databaseUrl(SOURCE_DATABASE),
+                        eventsPerSecond / SteadyState.CHANGES_PER_TRANSACTION, seconds, lastId);
+            }
+            catch (Exception | Error e) {
+                process.process().destroyForcibly();
+                throw e;
+            }
+            CaseRun result = finish(name, run, process);
+            SteadyState.Lag lag = steady.lag(databaseUrl(SOURCE_DATABASE), databaseUrl(TARGET_DATABASE), written[0],
+                    warmUpSeconds);
+            long events = written[0].transactions() * SteadyState.CHANGES_PER_TRANSACTION + 1;
+            return new SteadyRun(new CaseRun(result.name(), run, result.wallSeconds(), result.caseSeconds(), events,
+                    result.processCpuNanos(), result.threads(), result.server()), eventsPerSecond,
+                    written[0].transactions() * SteadyState.CHANGES_PER_TRANSACTION / written[0].seconds(), lag);
+        }
+
+        /** Waits until a walsender streams from the slot: the service has started reading. */
+        private void awaitStreaming(String slot)
+                throws SQLException, InterruptedException
+        {
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+            try (Connection connection = DriverManager.getConnection(databaseUrl(SOURCE_DATABASE));
+                    Statement statement = connection.createStatement()) {
+                while (System.nanoTime() < deadline) {
+                    try (ResultSet result = statement.executeQuery("SELECT 1 FROM pg_replication_slots WHERE "
+                            + "slot_name = '" + slot + "' AND active")) {
+                        if (result.next()) {
+                            return;
+                        }
+                    }
+                    Thread.sleep(50);
+                }
+            }
+            throw new IllegalStateException("the service did not start reading slot " + slot + " within 5 minutes");
+        }
+
+        /** A case's JVM, started: its process, when, and the files it reads and writes. */
+        record CaseProcess(Process process, long spawnedMillis, String slot, Path directory)
+        {
+            Path inputFile()
+            {
+                return directory.resolve("input.properties");
+            }
+
+            Path outputFile()
+            {
+                return directory.resolve("output.properties");
+            }
+
+            Path log()
+            {
+                return directory.resolve("case.log");
+            }
+        }
+
+        /**
+         * Starts a case's JVM: {@code kind} is what it runs (source, debezium, pgsink), {@code tables}
+         * the tables whose row {@code lastId} ends it.
+         */
+        private CaseProcess start(String kind, String slot, long lastId, long events, Map<String, String> service,
+                String targetDatabase, List<String> tables, String jvmArgs)
+                throws IOException
+        {
             Properties input = new Properties();
-            input.setProperty("case", name);
+            input.setProperty("case", kind);
             input.setProperty("slot", slot);
-            input.setProperty("events", Long.toString(backlog.events()));
+            input.setProperty("lastId", Long.toString(lastId));
+            input.setProperty("tables", String.join(",", tables));
+            input.setProperty("events", Long.toString(events));
             input.setProperty("sourceUrl", databaseUrl(SOURCE_DATABASE));
-            input.setProperty("targetUrl", targetUrl());
-            Map<String, String> service = serviceConfig(slot, settings);
+            input.setProperty("targetUrl", targetUrl(targetDatabase));
+            input.setProperty("targetDatabase", targetDatabase);
             service.forEach((key, value) -> input.setProperty("service." + key, value));
             Path directory = Files.createTempDirectory("pgsink-backlog-");
             Path inputFile = directory.resolve("input.properties");
@@ -366,6 +665,18 @@ public final class BacklogBenchmark
             long spawned = System.currentTimeMillis();
             Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
                     .start();
+            return new CaseProcess(process, spawned, slot, directory);
+        }
+
+        /** Waits for a case's JVM to end and reads what it measured; drops its slot. */
+        private CaseRun finish(String name, int run, CaseProcess started)
+                throws IOException, InterruptedException, SQLException
+        {
+            Process process = started.process();
+            Path inputFile = started.inputFile();
+            Path outputFile = started.outputFile();
+            Path log = started.log();
+            Path directory = started.directory();
             if (!process.waitFor(30, TimeUnit.MINUTES)) {
                 process.destroyForcibly();
                 throw new IllegalStateException("case " + name + " did not finish in 30 minutes; its log: " + log);
@@ -382,8 +693,8 @@ public final class BacklogBenchmark
             for (Path file : List.of(inputFile, outputFile, log, directory)) {
                 Files.delete(file);
             }
-            dropSlot(slot);
-            return CaseRun.of(name, run, spawned, output);
+            dropSlot(started.slot());
+            return CaseRun.of(name, run, started.spawnedMillis(), output);
         }
 
         private static String tail(Path log)
@@ -400,7 +711,7 @@ public final class BacklogBenchmark
             config.put("source.database.port", Integer.toString(port()));
             config.put("source.database.user", user());
             config.put("source.database.dbname", SOURCE_DATABASE);
-            config.put("source.table.include.list", "public.t");
+            config.put("source.table.include.list", "public." + String.join(",public.", tables));
             config.put("source.publication.name", PUBLICATION);
             config.put("source.publication.autocreate.mode", "disabled");
             config.put("source.slot.name", slot);
@@ -452,6 +763,9 @@ public final class BacklogBenchmark
                         + "database = '" + SOURCE_DATABASE + "'");
                 statement.execute("DROP DATABASE IF EXISTS " + SOURCE_DATABASE + " WITH (FORCE)");
                 statement.execute("DROP DATABASE IF EXISTS " + TARGET_DATABASE + " WITH (FORCE)");
+                for (int table = 1; table <= tables.size(); table++) {
+                    statement.execute("DROP DATABASE IF EXISTS " + TARGET_DATABASE + "_" + table + " WITH (FORCE)");
+                }
             }
         }
     }
@@ -504,6 +818,17 @@ public final class BacklogBenchmark
             TreeSet<String> groups = new TreeSet<>();
             runs.forEach(run -> groups.addAll(run.threads().keySet()));
             return groups;
+        }
+    }
+
+    /** One steady-state case's run: the service's CPU, the rates asked and written, the lag. */
+    record SteadyRun(CaseRun run, double offeredEventsPerSecond, double writtenEventsPerSecond, SteadyState.Lag lag)
+    {
+        String summary()
+        {
+            return String.format(Locale.ROOT, "run %d %s: %,.0f events/s asked, %,.0f written; %s; JVM CPU %.1f "
+                    + "us/event", run.run(), run.name(), offeredEventsPerSecond, writtenEventsPerSecond,
+                    lag.describe(), run.cpuMicrosPerEvent());
         }
     }
 

@@ -29,6 +29,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -51,6 +52,18 @@ public final class BacklogCase
     private BacklogCase() {}
 
     public static void main(String[] args)
+    {
+        try {
+            run(args);
+        }
+        catch (Exception | Error e) {
+            // the engine's and the service's threads would keep the JVM, and the benchmark waiting for it, alive
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    private static void run(String[] args)
             throws Exception
     {
         long started = System.nanoTime();
@@ -68,6 +81,9 @@ public final class BacklogCase
         long events = Long.parseLong(input.getProperty("events"));
         String sourceUrl = input.getProperty("sourceUrl");
         String targetUrl = input.getProperty("targetUrl");
+        List<String> tables = List.of(input.getProperty("tables", "t").split(","));
+        String slot = input.getProperty("slot");
+        String targetDatabase = input.getProperty("targetDatabase", BacklogBenchmark.TARGET_DATABASE);
         Properties output = new Properties();
         AtomicReference<Runnable> stop = new AtomicReference<>(() -> {});
         Thread serviceThread = null;
@@ -81,8 +97,8 @@ public final class BacklogCase
                         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
                 output.setProperty("processCpuNanos", Long.toString(system.getProcessCpuTime()));
                 threads().forEach((group, nanos) -> output.setProperty("thread." + group, Long.toString(nanos)));
-                serverProcesses(sourceUrl, startedAt).forEach((group, nanos) -> output.setProperty("server." + group,
-                        Long.toString(nanos)));
+                serverProcesses(sourceUrl, startedAt, slot, targetDatabase).forEach((group, nanos) ->
+                        output.setProperty("server." + group, Long.toString(nanos)));
             }
             catch (IOException | SQLException e) {
                 throw new IllegalStateException(e);
@@ -93,7 +109,7 @@ public final class BacklogCase
             case "source" -> counted = decode(sourceUrl, input.getProperty("slot"),
                     service.get("source.publication.name"), events, done);
             case "debezium" -> {
-                counted = countDebezium(service, events, stop);
+                counted = countDebezium(service, events, tables.size(), stop);
                 done.run();
             }
             case "pgsink" -> {
@@ -112,7 +128,9 @@ public final class BacklogCase
                     }
                 }, "bench-service");
                 serviceThread.start();
-                awaitLastRow(targetUrl);
+                for (String table : tables) {
+                    awaitLastRow(targetUrl, table, Long.parseLong(input.getProperty("lastId", "-1")));
+                }
                 done.run();
                 counted = events;
             }
@@ -120,7 +138,9 @@ public final class BacklogCase
         }
         output.setProperty("events", Long.toString(counted));
         if (running != null) {
-            verify(sourceUrl, targetUrl);
+            for (String table : tables) {
+                verify(sourceUrl, targetUrl, table);
+            }
             running.close();
             serviceThread.join(TimeUnit.MINUTES.toMillis(2));
         }
@@ -163,14 +183,16 @@ public final class BacklogCase
     }
 
     /** The Debezium connector with the service's properties into a consumer that only counts, until the last row. */
-    private static long countDebezium(Map<String, String> service, long events, AtomicReference<Runnable> stop)
+    private static long countDebezium(Map<String, String> service, long events, int tables,
+            AtomicReference<Runnable> stop)
             throws Exception
     {
         Properties properties = StandaloneConfig.parse(service).debeziumProperties();
         // the service's offset store reads positions from the target; this case has none
         properties.setProperty("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
         AtomicLong counted = new AtomicLong();
-        CountDownLatch last = new CountDownLatch(1);
+        // each table's last row
+        CountDownLatch last = new CountDownLatch(tables);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         DebeziumEngine<RecordChangeEvent<SourceRecord>> engine = DebeziumEngine
                 .create(ChangeEventFormat.of(Connect.class))
@@ -191,7 +213,9 @@ public final class BacklogCase
                 .using((success, message, error) -> {
                     if (!success) {
                         failure.set(error != null ? error : new IllegalStateException(message));
-                        last.countDown();
+                        while (last.getCount() > 0) {
+                            last.countDown();
+                        }
                     }
                 })
                 .build();
@@ -216,14 +240,16 @@ public final class BacklogCase
         return counted.get();
     }
 
-    private static void awaitLastRow(String targetUrl)
+    private static void awaitLastRow(String targetUrl, String table, long lastId)
             throws SQLException, InterruptedException
     {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(20);
         Properties properties = new Properties();
         properties.setProperty("ApplicationName", "bench-poll");
         try (Connection connection = DriverManager.getConnection(targetUrl, properties);
-                PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM public.t WHERE id = -1")) {
+                PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM public." + table
+                        + " WHERE id = ?")) {
+            statement.setLong(1, lastId);
             while (System.nanoTime() < deadline) {
                 try (ResultSet result = statement.executeQuery()) {
                     if (result.next()) {
@@ -237,14 +263,15 @@ public final class BacklogCase
     }
 
     /** The target equals the source: row count and an order-independent checksum of every column. */
-    private static void verify(String sourceUrl, String targetUrl)
+    private static void verify(String sourceUrl, String targetUrl, String table)
             throws SQLException
     {
-        String query = "SELECT count(*), sum(hashtext(t::text)::numeric) FROM public.t";
+        String query = "SELECT count(*), sum(hashtext(t::text)::numeric) FROM public." + table + " t";
         String source = single(sourceUrl, query);
         String target = single(targetUrl, query);
         if (!source.equals(target)) {
-            throw new IllegalStateException("the target differs from the source: " + target + " against " + source);
+            throw new IllegalStateException("the target's " + table + " differs from the source's: " + target
+                    + " against " + source);
         }
     }
 
@@ -300,19 +327,22 @@ public final class BacklogCase
 
     /**
      * CPU nanoseconds of the server processes started since this JVM (a second of slack): the
-     * walsender that decodes for this case, the target's backends, the source's other backends.
+     * walsender that decodes from this case's slot, the backends of its target database, the source's
+     * other backends.
      * Those that ended already are not counted. Only when the server runs on this machine.
      */
-    static Map<String, Long> serverProcesses(String sourceUrl, Timestamp since)
+    static Map<String, Long> serverProcesses(String sourceUrl, Timestamp since, String slot, String targetDatabase)
             throws SQLException
     {
         Map<String, Long> groups = new TreeMap<>();
         try (Connection connection = DriverManager.getConnection(sourceUrl);
-                PreparedStatement statement = connection.prepareStatement("SELECT pid, backend_type, datname FROM "
-                        + "pg_stat_activity "
+                PreparedStatement statement = connection.prepareStatement("SELECT pid, backend_type, datname, "
+                        + "pid IS NOT DISTINCT FROM (SELECT active_pid FROM pg_replication_slots WHERE slot_name = ?) "
+                        + "FROM pg_stat_activity "
                         + "WHERE backend_start >= ? AND pid <> pg_backend_pid() "
                         + "AND application_name <> 'bench-poll'")) {
-            statement.setTimestamp(1, since);
+            statement.setString(1, slot);
+            statement.setTimestamp(2, since);
             try (ResultSet result = statement.executeQuery()) {
                 while (result.next()) {
                     Path stat = Path.of("/proc", Long.toString(result.getLong(1)), "stat");
@@ -325,11 +355,14 @@ public final class BacklogCase
                     }
                     String[] fields = line.substring(line.lastIndexOf(')') + 2).split(" ");
                     long nanos = (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * TICK_NANOS;
-                    String type = result.getString(2);
-                    String group = type.equals("walsender") ? "walsender"
-                            : BacklogBenchmark.TARGET_DATABASE.equals(result.getString(3)) ? "target backends"
-                            : "source backends";
-                    groups.merge(group, nanos, Long::sum);
+                    // a case running beside this one (pgsink-split) has a walsender and a target of its own
+                    String group = result.getBoolean(4) ? "walsender"
+                            : result.getString(2).equals("walsender") ? null
+                            : targetDatabase.equals(result.getString(3)) ? "target backends"
+                            : BacklogBenchmark.SOURCE_DATABASE.equals(result.getString(3)) ? "source backends" : null;
+                    if (group != null) {
+                        groups.merge(group, nanos, Long::sum);
+                    }
                 }
             }
         }

@@ -98,8 +98,7 @@ final class BacklogReport
         return values.size() % 2 == 1 ? values.get(middle) : (values.get(middle - 1) + values.get(middle)) / 2;
     }
 
-    private static String each(List<BacklogBenchmark.CaseRun> runs, ToDoubleFunction<BacklogBenchmark.CaseRun> value,
-            String format)
+    private static <T> String each(List<T> runs, ToDoubleFunction<T> value, String format)
     {
         StringJoiner text = new StringJoiner(", ");
         runs.forEach(run -> text.add(String.format(Locale.ROOT, format, value.applyAsDouble(run))));
@@ -119,6 +118,31 @@ final class BacklogReport
         return text.length() == 0 ? "–" : text.toString();
     }
 
+    static String steadyTable(List<BacklogBenchmark.SteadyRun> results, double seconds, double warmUpSeconds)
+    {
+        Map<String, List<BacklogBenchmark.SteadyRun>> byCase = new LinkedHashMap<>();
+        for (BacklogBenchmark.SteadyRun result : results) {
+            byCase.computeIfAbsent(result.run().name(), ignored -> new ArrayList<>()).add(result);
+        }
+        StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "%nSteady state: pgsink streaming while "
+                + "transactions of 5 changes are written for %.0f s at a fraction of the same run's Debezium ceiling; "
+                + "lag from each transaction's commit in the source to the commit of the flush that applied it, "
+                + "without the first %.0f s.%n%n", seconds, warmUpSeconds));
+        table.append("| case | events/s asked per run | events/s written per run | lag p50 ms per run | lag p99 ms per "
+                + "run | lag max ms per run | JVM CPU us/event per run |\n|---|---:|---:|---:|---:|---:|---:|\n");
+        for (Map.Entry<String, List<BacklogBenchmark.SteadyRun>> entry : byCase.entrySet()) {
+            List<BacklogBenchmark.SteadyRun> runs = entry.getValue();
+            table.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |%n", entry.getKey(),
+                    each(runs, BacklogBenchmark.SteadyRun::offeredEventsPerSecond, "%,.0f"),
+                    each(runs, BacklogBenchmark.SteadyRun::writtenEventsPerSecond, "%,.0f"),
+                    each(runs, (BacklogBenchmark.SteadyRun run) -> run.lag().p50Millis(), "%.0f"),
+                    each(runs, (BacklogBenchmark.SteadyRun run) -> run.lag().p99Millis(), "%.0f"),
+                    each(runs, (BacklogBenchmark.SteadyRun run) -> run.lag().maxMillis(), "%.0f"),
+                    each(runs, (BacklogBenchmark.SteadyRun run) -> run.run().cpuMicrosPerEvent(), "%.1f")));
+        }
+        return table.toString();
+    }
+
     static void write(Path file, String commandLine, String loadAverage, BacklogBenchmark.Backlog backlog,
             List<String> settings, String jvmArgs, String table)
             throws IOException
@@ -129,7 +153,7 @@ final class BacklogReport
                 + "```bash\n./mvnw -q -pl bench -am package -DskipTests\n" + commandLine + "\n```\n\n"
                 + "Service settings besides the benchmark's own: " + (settings.isEmpty() ? "none (the defaults)"
                         : String.join(", ", settings))
-                + "; JVM options of each case: `" + jvmArgs + "`.\n\n" + table;
+                + "; JVM options of each case: " + jvmArgs + ".\n\n" + table;
         Files.writeString(file, text);
     }
 }

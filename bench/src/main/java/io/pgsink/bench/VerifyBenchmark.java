@@ -16,17 +16,22 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * {@code pgsink verify} of two equal tables against a plain {@code COPY t TO STDOUT} of one of them
- * (the cheapest full read a client can do): wall time, client CPU (the verify process, or this JVM's
- * thread for COPY) and server CPU (the whole PostgreSQL process tree, {@link CpuTimes}: other
- * clients of the server count too). The source and target are two databases on one server, each
- * with the same {@code rows}-row table.
+ * {@code pgsink verify} of two equal tables against a plain {@code COPY t TO STDOUT} of the same two
+ * tables, one after the other (the cheapest full read a client can do): wall time, client CPU (the
+ * verify process, or this JVM's thread for COPY) and server CPU (the whole PostgreSQL process tree,
+ * {@link CpuTimes}: other clients of the server count too). The source and target are two databases
+ * on one server, each with the same {@code rows}-row table. Verify's wall time is given twice: the
+ * process's (JVM start included) and the comparison's own, as its summary line reports it; each
+ * run's ratio divides the COPY's wall time by verify's, both measured in that run.
  *
  * <pre>
- * ./mvnw -q -pl connector/standalone -am package -DskipTests
- * java -cp bench/target/classes:$(cat bench/target/classpath) io.pgsink.bench.VerifyBenchmark [url] [rows] [runs]
+ * ./mvnw -q -pl connector/standalone,bench -am package -DskipTests
+ * java -cp bench/target/classes:connector/standalone/target/pgsink.jar \
+ *     io.pgsink.bench.VerifyBenchmark [url] [rows] [runs]
  * </pre>
  */
 public final class VerifyBenchmark
@@ -76,28 +81,34 @@ public final class VerifyBenchmark
             cpu = CpuTimes.of(probe);
         }
         List<String> lines = new ArrayList<>();
-        lines.add("| method | run | wall s | client CPU s | server CPU s |");
-        lines.add("|---|---|---|---|---|");
+        lines.add("| run | verify wall s (process / comparison) | verify client CPU s | verify server CPU s "
+                + "| COPY TO wall s | COPY client CPU s | COPY server CPU s "
+                + "| COPY / verify wall (process / comparison) | verify max RSS MB |");
+        lines.add("|---|---|---|---|---|---|---|---|---|");
         for (int run = 1; run <= runs; run++) {
             CpuTimes.Sample start = cpu.sample();
             long begin = System.nanoTime();
-            double client = verify(jar, config);
+            Verified verified = verify(jar, config);
             double wall = (System.nanoTime() - begin) / 1e9;
-            lines.add(row("pgsink verify (both tables)", run, wall, client, CpuTimes.serverSeconds(start,
-                    cpu.sample())));
+            double server = CpuTimes.serverSeconds(start, cpu.sample());
 
             start = cpu.sample();
             ThreadMXBean threads = ManagementFactory.getThreadMXBean();
             long clientStart = threads.getCurrentThreadCpuTime();
-            begin = System.nanoTime();
-            try (Connection source = DriverManager.getConnection(databaseUrl(url, SOURCE))) {
-                source.unwrap(PGConnection.class).getCopyAPI().copyOut("COPY public.t TO STDOUT",
-                        OutputStream.nullOutputStream());
+            long copyBegin = System.nanoTime();
+            for (String database : List.of(SOURCE, TARGET)) {
+                try (Connection connection = DriverManager.getConnection(databaseUrl(url, database))) {
+                    connection.unwrap(PGConnection.class).getCopyAPI().copyOut("COPY public.t TO STDOUT",
+                            OutputStream.nullOutputStream());
+                }
             }
-            wall = (System.nanoTime() - begin) / 1e9;
-            lines.add(row("COPY t TO STDOUT (one table)", run, wall,
-                    (threads.getCurrentThreadCpuTime() - clientStart) / 1e9, CpuTimes.serverSeconds(start,
-                            cpu.sample())));
+            double copyWall = (System.nanoTime() - copyBegin) / 1e9;
+            double copyClient = (threads.getCurrentThreadCpuTime() - clientStart) / 1e9;
+            double copyServer = CpuTimes.serverSeconds(start, cpu.sample());
+            lines.add(String.format(Locale.ROOT,
+                    "| %d | %.2f / %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f / %.2f | %d |", run, wall,
+                    verified.comparisonSeconds(), verified.cpuSeconds(), server, copyWall, copyClient, copyServer,
+                    copyWall / wall, copyWall / verified.comparisonSeconds(), verified.maxResidentMegabytes()));
         }
         System.out.println(rows + " rows per table, " + runs + " runs, load average before: " + loadAverage);
         lines.forEach(System.out::println);
@@ -108,14 +119,17 @@ public final class VerifyBenchmark
         }
     }
 
-    /** Runs {@code pgsink verify} to its end; returns its CPU seconds (user + system, from {@code /usr/bin/time}). */
-    private static double verify(Path jar, Path config)
+    /**
+     * Runs {@code pgsink verify} to its end; returns its CPU seconds (user + system, from {@code /usr/bin/time}),
+     * the comparison's own seconds (its summary line's {@code compared in N ms}) and its peak resident set.
+     */
+    private static Verified verify(Path jar, Path config)
             throws IOException, InterruptedException
     {
         Path times = Files.createTempFile("pgsink-verify-bench", ".time");
         Path log = Files.createTempFile("pgsink-verify-bench", ".log");
         String java = ProcessHandle.current().info().command().orElse("java");
-        Process process = new ProcessBuilder("/usr/bin/time", "-o", times.toString(), "-f", "%U %S", java, "-jar",
+        Process process = new ProcessBuilder("/usr/bin/time", "-o", times.toString(), "-f", "%U %S %M", java, "-jar",
                 jar.toString(), "verify", "--config", config.toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         if (!process.waitFor(30, TimeUnit.MINUTES) || process.exitValue() != 0) {
@@ -123,15 +137,18 @@ public final class VerifyBenchmark
                     + Files.readString(log));
         }
         String[] cpu = Files.readString(times).trim().split("\\s+");
+        Matcher compared = Pattern.compile("compared in (\\d+) ms").matcher(Files.readString(log));
+        if (!compared.find()) {
+            throw new IllegalStateException("pgsink verify printed no summary line: " + Files.readString(log));
+        }
         Files.deleteIfExists(times);
         Files.deleteIfExists(log);
-        return Double.parseDouble(cpu[cpu.length - 2]) + Double.parseDouble(cpu[cpu.length - 1]);
+        return new Verified(Double.parseDouble(cpu[cpu.length - 3]) + Double.parseDouble(cpu[cpu.length - 2]),
+                Long.parseLong(compared.group(1)) / 1e3, Long.parseLong(cpu[cpu.length - 1]) / 1024);
     }
 
-    private static String row(String method, int run, double wall, double client, double server)
-    {
-        return String.format(Locale.ROOT, "| %s | %d | %.2f | %.2f | %.2f |", method, run, wall, client, server);
-    }
+    /** @param maxResidentMegabytes the verify process's peak resident set (JVM included) */
+    private record Verified(double cpuSeconds, double comparisonSeconds, long maxResidentMegabytes) {}
 
     private static String databaseUrl(String url, String database)
     {

@@ -101,7 +101,7 @@ public final class BufferedSink
     }
 
     @Override
-    public void accept(ChangeEvent event)
+    public Accepted offer(ChangeEvent event)
     {
         TableBuffer buffer = buffers.get(event.table());
         if (buffer != null && event.operation() != Operation.TRUNCATE && buffer.schema() != null
@@ -146,10 +146,9 @@ public final class BufferedSink
         }
         if (transaction.isPresent()) {
             checkTransactionSize(transaction.get());
+            return Accepted.BUFFERED;
         }
-        else if (policy.isFull(events, bytes)) {
-            flush();
-        }
+        return policy.isFull(events, bytes) ? Accepted.FULL : Accepted.BUFFERED;
     }
 
     @Override

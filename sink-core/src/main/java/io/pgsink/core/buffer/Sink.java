@@ -26,11 +26,42 @@ public interface Sink
 {
     /**
      * Buffers one event; flushes first when its schema differs from what is buffered for the table,
-     * and afterwards when the flush policy says the buffer is full.
+     * and afterwards when the flush policy says the buffer is full ({@link #offer} and then
+     * {@link #flush()} when it says {@link Accepted#FULL}).
      *
-     * @throws SinkException when the event cannot be buffered or a flush fails
+     * @return whether the buffer was full, and flushed
+     * @throws SinkException when the event cannot be buffered or a flush fails; which of the two
+     *         it was, only {@link #offer} tells
      */
-    void accept(ChangeEvent event);
+    default Accepted accept(ChangeEvent event)
+    {
+        Accepted accepted = offer(event);
+        if (accepted == Accepted.FULL) {
+            flush();
+        }
+        return accepted;
+    }
+
+    /**
+     * Buffers one event, flushing first when its schema differs from what is buffered for the table,
+     * but never after: the caller flushes when it returns {@link Accepted#FULL}, before the next event.
+     * Adapters that must know whether an event is held (to take it again after a failure, or not) use
+     * this: when it returns, the event is buffered; when it throws, it is not (the flush before it,
+     * or the event itself, failed), except for the {@link ErrorCode#CONFIG} failure of a source
+     * transaction that outgrew the buffer, after which the sink is not to be used any more.
+     *
+     * @throws SinkException when the event cannot be buffered or the flush before it fails
+     */
+    Accepted offer(ChangeEvent event);
+
+    /** What {@link #offer} did with an event. */
+    enum Accepted
+    {
+        /** Buffered, with room for more. */
+        BUFFERED,
+        /** Buffered, and the flush policy says the buffer is full: the caller is to flush. */
+        FULL,
+    }
 
     /**
      * Accepts a key change that the source split into a delete of the old key and an insert of the

@@ -59,9 +59,9 @@ public final class ColumnSelectingSink
     }
 
     @Override
-    public void accept(ChangeEvent event)
+    public Accepted offer(ChangeEvent event)
     {
-        delegate.accept(project(event));
+        return delegate.offer(project(event));
     }
 
     @Override

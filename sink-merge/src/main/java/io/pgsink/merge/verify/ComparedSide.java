@@ -16,8 +16,9 @@ import static java.util.Objects.requireNonNull;
  * <p>A row's text is {@code ROW(e1, e2, ...)::text} over {@code valueExpressions}, each a column
  * cast to text, in the same order on both sides, so that a row has the same text on the source and
  * on the target exactly when every compared value prints the same. A chunk's hash is the sum of
- * the first 64 bits of each row text's md5, computed by the server: order-independent, so the
- * server may scan in any order, and no row travels to the client. Keys travel as text and are
+ * a 64-bit hash of each row text ({@link ChunkHash}), computed by the server: order-independent, so
+ * the server may scan in any order, and no row travels to the client. A row's own hash, for the
+ * rows of a differing chunk, is the md5 of its text. Keys travel as text and are
  * bound back with a cast to the side's key type ({@code ?::type}), so that ranges compare as the
  * key's type orders.
  *
@@ -78,10 +79,9 @@ public record ComparedSide(TableId table, List<String> keyColumns, List<String> 
      * the upper bound. Parameters: the lower bound's key columns (when {@code lower}), then the
      * upper's (when {@code upper}).
      */
-    public String chunkSummary(boolean lower, boolean upper)
+    public String chunkSummary(boolean lower, boolean upper, ChunkHash hash)
     {
-        return "SELECT count(*), coalesce(sum(('x' || substr(" + rowMd5()
-                + ", 1, 16))::bit(64)::bigint), 0)::text FROM "
+        return "SELECT count(*), coalesce(sum(" + hash.rowHash(rowText()) + "), 0)::text FROM "
                 + qualified() + where(lower, upper);
     }
 
@@ -146,7 +146,12 @@ public record ComparedSide(TableId table, List<String> keyColumns, List<String> 
 
     private String rowMd5()
     {
-        return "md5(ROW(" + String.join(", ", valueExpressions) + ")::text)";
+        return "md5(" + rowText() + ")";
+    }
+
+    private String rowText()
+    {
+        return "ROW(" + String.join(", ", valueExpressions) + ")::text";
     }
 
     private String keyParameters()

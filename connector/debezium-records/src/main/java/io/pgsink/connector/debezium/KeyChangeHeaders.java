@@ -13,6 +13,7 @@ import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.header.Header;
 import org.jetbrains.annotations.Nullable;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
@@ -60,6 +61,10 @@ public final class KeyChangeHeaders
             return null;
         }
         try {
+            if (value instanceof byte[] bytes) {
+                // header.converter=ByteArrayConverter: the bytes SimpleHeaderConverter wrote, JSON text
+                value = new String(bytes, StandardCharsets.UTF_8);
+            }
             if (value instanceof String text) {
                 value = Values.parseString(text).value();
             }

@@ -17,7 +17,6 @@ import io.pgsink.merge.state.WriterFencedException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
-import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -33,8 +32,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The Kafka Connect sink task: maps records to change events ({@link SinkRecordMapper}), buffers
- * and merges them in a {@link BufferedSink}, and applies them with a {@link MergeApplier}.
+ * The Kafka Connect sink task: reads records into change events ({@link RecordReader}), buffers
+ * and merges them in a {@link BufferedSink}, and applies them with a {@link MergeApplier}. Key
+ * changes hold the partition of a create until its old row is found ({@link KeyChangeHold}); what
+ * the task keeps of its flushes is {@link TaskFlushes}.
  *
  * <p><b>Exactly-once in effect.</b> Every flush writes, in the same target transaction as the
  * data, the position of the last record applied per topic partition ({@link KafkaPositions}) into
@@ -82,27 +83,20 @@ public final class PgsinkSinkTask
     private TaskPartitions partitions;
     private Sink sink;
     private SinkRecordMapper mapper;
-    /** Under record.format=debezium-json; null otherwise. */
-    @Nullable
-    private DebeziumJsonRecords jsonRecords;
+    private RecordReader reader;
     private RetryPolicy retryPolicy;
     /** Under errors.tolerance=all with Connect's reporter; null otherwise. */
     @Nullable
     private ErrantRecords errantRecords;
-    private KeyChanges keyChanges;
-    private final WaitingRecords waiting = new WaitingRecords();
+    private KeyChangeHold keyChanges;
     private TaskMetrics metrics;
-    /** The newest source commit time of the events buffered since the last flush; 0 when unknown. */
-    private long newestSourceMillis;
-    private boolean retryFlush;
+    private TaskFlushes flushes;
     /**
      * A failure for good that surfaced in preCommit (a batch that failed in flight, flush.pipelined): the next put
      * fails the task with it.
      */
     @Nullable
     private SinkException deferredFailure;
-    private long flushes;
-    private long firstBufferedNanos = -1;
 
     @Override
     public String version()
@@ -117,11 +111,11 @@ public final class PgsinkSinkTask
         name = config.sinkName();
         ErrantRecordReporter reporter = config.sink().toleratesRejectedRows() ? errantRecordReporter() : null;
         metrics = TaskMetrics.of(context);
-        keyChanges = new KeyChanges(name, new MovedRows(config.sink()), TargetConnector.fromConfig(config.sink()), ()
-                -> applier.dialect(),
-                table -> applier.appendsHistory(table), config.keyChangeWaitMillis());
+        KeyChanges pairs = new KeyChanges(name, new MovedRows(config.sink()), TargetConnector.fromConfig(config.sink()),
+                () -> applier.dialect(), table -> applier.appendsHistory(table), config.keyChangeWaitMillis());
+        keyChanges = new KeyChangeHold(name, pairs, context, partition -> partitions.get(partition) != null);
         MergeApplier.Builder applierBuilder = MergeApplier.builder(config.sink()).copyListener(metrics::copiedBytes)
-                .movedRows(keyChanges);
+                .movedRows(pairs);
         if (reporter != null) {
             ErrantRecords records = new ErrantRecords(name, reporter, partition -> partitions.named(partition));
             applierBuilder.rejectedRowHandler(records::reportRejected);
@@ -129,9 +123,10 @@ public final class PgsinkSinkTask
         }
         applier = applierBuilder.build();
         partitions = new TaskPartitions(name, applier);
+        flushes = new TaskFlushes(name, partitions, keyChanges, metrics, errantRecords, () -> sink);
         sink = newSink();
         mapper = new SinkRecordMapper(config);
-        jsonRecords = config.recordFormat() == RecordFormat.DEBEZIUM_JSON ? new DebeziumJsonRecords() : null;
+        reader = new RecordReader(config, mapper, errantRecords);
         retryPolicy = new RetryPolicy(name, config.sink().retryBackoff(), context);
         log.info("{} - task started; rows the target refuses {}", name,
                 !config.sink().toleratesRejectedRows() ? "stop the task (errors.tolerance=none)"
@@ -163,7 +158,7 @@ public final class PgsinkSinkTask
     private Sink newSink()
     {
         return ColumnSelectingSink.wrap(new BufferedSink(name, flushPolicy(), new TaskApplier(name, applier),
-                new Listener(), System::nanoTime, config.sink().toleratesRejectedRows()),
+                flushes, System::nanoTime, config.sink().toleratesRejectedRows()),
                 config.sink().columnSelection(), table -> mapper.sourceTableOf(table));
     }
 
@@ -229,26 +224,20 @@ public final class PgsinkSinkTask
                 rewind(rewind);
                 context.resume(loaded.toArray(new TopicPartition[0]));
             }
-            takeReleased();
+            keyChanges.release(this::accept);
             if (deferredFailure != null) {
                 SinkException failure = deferredFailure;
                 deferredFailure = null;
                 throw failure;
             }
-            if (retryFlush) {
-                retryFlush = false;
+            if (flushes.takeRetry()) {
                 sink.flush();
             }
             for (SinkRecord record : records) {
                 accept(record);
             }
-            if (keyChanges.deletesBuffered()) {
-                // the creates of these key changes, in other partitions and tasks, may wait for the old rows their
-                // flush saves
-                sink.flush();
-            }
+            keyChanges.afterPut(sink);
             sink.flushIfDue();
-            keyChanges.prune();
             retryPolicy.succeeded();
             metrics.state(TaskMetrics.State.RUNNING);
         }
@@ -288,43 +277,24 @@ public final class PgsinkSinkTask
             // handed again after a retriable failure: buffered (or applied) already
             return;
         }
-        if (waiting.holds(state.partition)) {
+        if (keyChanges.keeps(state.partition, received)) {
             // after a create that waits for its old row
-            if (waiting.keep(state.partition, received)) {
-                context.pause(state.partition);
-            }
             return;
-        }
-        SinkRecord record = received;
-        SinkException unreadable = null;
-        if (jsonRecords != null) {
-            try {
-                record = jsonRecords.read(received);
-            }
-            catch (SinkException e) {
-                if (e.errorCode() == ErrorCode.CONFIG) {
-                    throw e;
-                }
-                // reported where a record that cannot be mapped is (see map); until then it stands for a record without
-                // key, value or headers
-                unreadable = e;
-                record = new SinkRecord(received.topic(), received.kafkaPartition(), null, null, null, null, offset);
-            }
         }
         SourcePosition position = KafkaPositions.position(state.name, offset);
-        Optional<ChangeEvent> event = map(received, record, position, unreadable);
-        if (event.isPresent() && KeyChanges.isMovedCreate(event.get()) && keyChanges.waits(state.partition,
-                event.get(), position)) {
-            waiting.start(state.partition, received);
-            log.debug("{} - the create of a primary-key change at offset {} of {} waits for its old row; the records "
-                    + "after it in the partition wait with it", name, offset, state.partition);
+        Optional<ChangeEvent> event = reader.read(received, position);
+        if (event.isPresent() && keyChanges.holds(state.partition, received, event.get(), position)) {
             return;
         }
-
-        long previousNext = state.next;
-        long previousFirst = state.firstUnflushed;
-        long flushesBefore = flushes;
-        long eventsBefore = sink.bufferedEvents();
+        Sink.Accepted accepted = Sink.Accepted.BUFFERED;
+        if (event.isEmpty()) {
+            sink.advance(position);
+        }
+        else {
+            keyChanges.beforeBuffering(received, event.get(), position, sink);
+            // when this throws, the sink does not hold the event: the record is taken again
+            accepted = sink.offer(event.get());
+        }
         state.next = offset + 1;
         if (state.firstUnflushed < 0) {
             state.firstUnflushed = offset;
@@ -334,139 +304,27 @@ public final class PgsinkSinkTask
             errantRecords.keep(position, received);
         }
         metrics.eventsIn(1);
-        if (event.isPresent() && event.get().sourceTimeMillis() > newestSourceMillis) {
-            newestSourceMillis = event.get().sourceTimeMillis();
+        flushes.taken(event.isPresent() ? event.get().sourceTimeMillis() : 0, System.nanoTime());
+        if (accepted == Sink.Accepted.FULL) {
+            // a failure keeps the batch in the sink, to be applied again by the next flush
+            sink.flush();
         }
-        try {
-            deliver(record, position, event);
-        }
-        catch (RuntimeException e) {
-            // the sink may have buffered the event before a flush failed; if it did not, the record is to be taken
-            // again
-            if (!buffered(flushesBefore, eventsBefore)) {
-                state.next = previousNext;
-                state.firstUnflushed = previousFirst;
-                if (errantRecords != null) {
-                    errantRecords.forget(position);
-                }
-            }
-            throw e;
-        }
-        if (firstBufferedNanos < 0 && sink.bufferedEvents() > 0) {
-            firstBufferedNanos = System.nanoTime();
-        }
-    }
-
-    /**
-     * Buffers the record's event; the delete of a key change after a flush of any change of its old key, see {@link
-     * KeyChanges}.
-     */
-    private void deliver(SinkRecord record, SourcePosition position, Optional<ChangeEvent> event)
-    {
-        if (event.isEmpty()) {
-            sink.advance(position);
-            return;
-        }
-        ChangeEvent change = event.get();
-        if (KeyChanges.isKeyChangeDelete(record, change)) {
-            if (keyChanges.flushesBefore(change)) {
-                // the old row is saved from the target: it must be the row the source moved
-                sink.flush();
-            }
-            keyChanges.deleted(change, position);
-        }
-        keyChanges.touch(change);
-        sink.accept(change);
-    }
-
-    /**
-     * Takes again the records of the partitions whose waiting creates found their old rows (or
-     * waited long enough), in order; a failure keeps those not taken for the next attempt.
-     */
-    private void takeReleased()
-    {
-        for (TopicPartition partition : keyChanges.released()) {
-            List<SinkRecord> records = waiting.take(partition);
-            if (waiting.wasPaused(partition) && partitions.get(partition) != null) {
-                context.resume(partition);
-            }
-            for (int i = 0; i < records.size(); i++) {
-                try {
-                    accept(records.get(i));
-                }
-                catch (RuntimeException e) {
-                    waiting.restore(partition, records.subList(i, records.size()));
-                    throw e;
-                }
-            }
-        }
-    }
-
-    /**
-     * Whether the sink holds what it was given since it had {@code eventsBefore} events after {@code flushesBefore}
-     * flushes.
-     */
-    private boolean buffered(long flushesBefore, long eventsBefore)
-    {
-        return flushes != flushesBefore ? sink.bufferedEvents() > 0 : sink.bufferedEvents() > eventsBefore;
-    }
-
-    /**
-     * The record's event; empty for records that change nothing, and for bad records skipped under
-     * errors.tolerance=all.
-     *
-     * @param received the record as Connect handed it
-     * @param record the record as read ({@code received} unless {@code record.format=debezium-json})
-     * @param unreadable why {@code received} could not be read, if it could not
-     */
-    private Optional<ChangeEvent> map(SinkRecord received, SinkRecord record, SourcePosition position,
-            @Nullable SinkException unreadable)
-    {
-        SinkException failure;
-        try {
-            if (unreadable != null) {
-                throw unreadable;
-            }
-            return mapper.map(record, position);
-        }
-        catch (SinkException e) {
-            if (e.isTransient() || e.errorCode() == ErrorCode.CONFIG) {
-                throw e;
-            }
-            failure = e;
-        }
-        catch (DataException | ClassCastException | IllegalArgumentException e) {
-            failure = new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot read the record of topic " + record.topic()
-                    + " at " + position + ": " + e.getMessage(), e);
-        }
-        if (!config.sink().toleratesRejectedRows()) {
-            throw failure;
-        }
-        if (errantRecords != null) {
-            errantRecords.report(List.of(received), List.of(failure));
-        }
-        else {
-            log.warn("{} - skipped a record it cannot apply (errors.tolerance=all, and Connect has no errant-record "
-                    + "reporter for this connector): {}", name, failure.getMessage());
-        }
-        return Optional.empty();
     }
 
     /** Makes Connect hand over the next batch, empty or not, when the oldest buffered record is due. */
     private void scheduleDueFlush()
     {
-        long now = System.nanoTime();
+        long interval = config.sink().flushPolicy().intervalMillis();
         long due = keyChanges.millisToNextLook();
-        if (sink.bufferedEvents() > 0 && firstBufferedNanos >= 0) {
-            long flushDue = config.sink().flushPolicy().intervalMillis() - (now - firstBufferedNanos) / 1_000_000;
+        long flushDue = sink.bufferedEvents() > 0 ? flushes.millisToDue(interval, System.nanoTime()) : -1;
+        if (flushDue >= 0) {
             due = due < 0 ? flushDue : Math.min(due, flushDue);
         }
         if (sink.applying()) {
             // a put, empty or not, takes the outcome of the batch in flight (flush.pipelined)
-            long interval = config.sink().flushPolicy().intervalMillis();
             due = due < 0 ? interval : Math.min(due, interval);
         }
-        if (due >= 0 || sink.bufferedEvents() > 0 && firstBufferedNanos >= 0) {
+        if (due >= 0) {
             context.timeout(Math.max(due, 1));
         }
     }
@@ -504,7 +362,6 @@ public final class PgsinkSinkTask
         settleInFlight("closing " + closed);
         boolean unflushed = partitions.remove(closed);
         keyChanges.closed(closed);
-        waiting.drop(closed);
         if (unflushed && sink != null) {
             // their positions must not be written by this task any more: drop the whole buffer and take the rest again
             discardBuffer("partitions " + closed + " were closed with records not flushed");
@@ -532,29 +389,17 @@ public final class PgsinkSinkTask
     private void discardBuffer(String reason)
     {
         long events = sink.bufferedEvents();
-        List<TopicPartition> waited = waiting.partitions();
-        Map<TopicPartition, Long> firstWaiting = waiting.drop(waited);
-        for (TopicPartition partition : waited) {
-            if (waiting.wasPaused(partition) && partitions.get(partition) != null) {
-                context.resume(partition);
-            }
-        }
-        keyChanges.clear();
+        Map<TopicPartition, Long> firstWaiting = keyChanges.discard();
         sink.close();
         sink = newSink();
         if (errantRecords != null) {
             errantRecords.clear();
         }
-        retryFlush = false;
+        flushes.reset();
         deferredFailure = null;
-        firstBufferedNanos = -1;
         Map<TopicPartition, Long> rewind = partitions.rewindUnflushed();
-        firstWaiting.forEach((partition, offset) -> {
-            if (partitions.get(partition) != null) {
-                // the records kept after a waiting create are read again
-                rewind.putIfAbsent(partition, offset);
-            }
-        });
+        // the records kept after a waiting create are read again
+        firstWaiting.forEach(rewind::putIfAbsent);
         rewind(rewind);
         log.info("{} - {}: dropped {} buffered events{}", name, reason, events,
                 rewind.isEmpty() ? "" : "; rewinding " + rewind + " to take them again");
@@ -573,54 +418,8 @@ public final class PgsinkSinkTask
             errantRecords.clear();
         }
         if (keyChanges != null) {
-            keyChanges.clear();
             keyChanges.close();
         }
         log.info("{} - task stopped", name);
-    }
-
-    /**
-     * Keeps the positions per partition as flushes commit them. With {@code flush.pipelined} a batch
-     * is handed off before it commits: what belongs to the buffer (its age, its newest source time,
-     * the count of emptied buffers) moves on then, the positions only once it committed.
-     */
-    private final class Listener
-            implements FlushListener
-    {
-        /** The newest source commit time of the batch handed off last. */
-        private long handedOffSourceMillis;
-
-        @Override
-        public void handedOff(Batch batch)
-        {
-            flushes++;
-            firstBufferedNanos = -1;
-            handedOffSourceMillis = newestSourceMillis;
-            keyChanges.handedOff();
-            newestSourceMillis = 0;
-            if (errantRecords != null) {
-                errantRecords.clear();
-            }
-        }
-
-        @Override
-        public void flushed(Batch batch, long elapsedNanos)
-        {
-            retryFlush = false;
-            partitions.flushed(batch.positions().values(), !sink.applying() && sink.bufferedEvents() == 0);
-            keyChanges.committed(batch.positions());
-            metrics.flushed(batch, elapsedNanos, handedOffSourceMillis);
-            if (log.isDebugEnabled()) {
-                log.debug("{} - flushed {} events ({} tables) in {} ms", name, batch.events(), batch.tables().size(),
-                        elapsedNanos / 1_000_000);
-            }
-        }
-
-        @Override
-        public void flushFailed(Batch batch, long elapsedNanos, RuntimeException failure)
-        {
-            retryFlush = true;
-            metrics.flushFailed();
-        }
     }
 }

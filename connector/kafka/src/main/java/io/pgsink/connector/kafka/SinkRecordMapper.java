@@ -19,6 +19,7 @@ import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.jetbrains.annotations.Nullable;
 
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -376,6 +377,11 @@ final class SinkRecordMapper
             }
         }
         Header header = record.headers().lastWithName(name);
-        return header == null || header.value() == null ? null : header.value().toString();
+        if (header == null || header.value() == null) {
+            return null;
+        }
+        // header.converter=ByteArrayConverter hands over the text SimpleHeaderConverter wrote as its bytes
+        return header.value() instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8)
+                : header.value().toString();
     }
 }

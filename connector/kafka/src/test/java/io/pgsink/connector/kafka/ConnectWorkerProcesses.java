@@ -109,10 +109,10 @@ final class ConnectWorkerProcesses
         return config;
     }
 
-    /** The module's build directory, which failsafe names in PGSINK_BUILD_DIRECTORY. */
+    /** The module's build directory, which failsafe names in PGSINK_TEST_BUILD_DIRECTORY. */
     static Path buildDirectory()
     {
-        return Paths.get(System.getenv().getOrDefault("PGSINK_BUILD_DIRECTORY", "target")).toAbsolutePath();
+        return Paths.get(System.getenv().getOrDefault("PGSINK_TEST_BUILD_DIRECTORY", "target")).toAbsolutePath();
     }
 
     /** Unzips the plugin archive as a user would, into a new directory for a worker's plugin.path. */

@@ -71,6 +71,9 @@ final class DebeziumTopic
     private final Map<Integer, Long> lastOffsets = new ConcurrentHashMap<>();
     private final AtomicReference<Exception> asynchronousFailure = new AtomicReference<>();
     private boolean asynchronous;
+    private boolean contextHeaders;
+    /** The records sent, tombstones included. */
+    private long records;
     private long lsn = 100_000;
     private long transaction = 700;
 
@@ -125,6 +128,23 @@ final class DebeziumTopic
     {
         asynchronous = true;
         return this;
+    }
+
+    /**
+     * From now on every record carries the context headers a Debezium 3 source connector adds to each
+     * ({@code __debezium.context.connectorLogicalName}, {@code .taskId}, {@code .connectorName}; strings
+     * written by {@code SimpleHeaderConverter}), which a sink's worker converts whether the sink reads them or not.
+     */
+    DebeziumTopic withContextHeaders()
+    {
+        contextHeaders = true;
+        return this;
+    }
+
+    /** The records sent so far, tombstones included. */
+    long records()
+    {
+        return records;
     }
 
     /** Waits until every record sent is acknowledged; fails if one was not written. */
@@ -261,10 +281,22 @@ final class DebeziumTopic
         send(producer, partition, key, value, new RecordHeaders());
     }
 
+    private void context(RecordHeaders recordHeaders, String name, String value)
+    {
+        String header = "__debezium.context." + name;
+        recordHeaders.add(header, headers.fromConnectHeader(topic, header, Schema.STRING_SCHEMA, value));
+    }
+
     private void send(KafkaProducer<byte[], byte[]> producer, int partition, @Nullable Struct key, @Nullable Struct value, RecordHeaders recordHeaders)
     {
         byte[] keyBytes = key == null ? null : keys.fromConnectData(topic, keySchema, key);
         byte[] valueBytes = value == null ? null : values.fromConnectData(topic, envelopeSchema, value);
+        if (contextHeaders) {
+            context(recordHeaders, "connectorLogicalName", prefix);
+            context(recordHeaders, "taskId", "0");
+            context(recordHeaders, "connectorName", prefix + "-source");
+        }
+        records++;
         ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, partition, null, keyBytes, valueBytes, recordHeaders);
         if (asynchronous) {
             producer.send(record, (written, failure) -> {

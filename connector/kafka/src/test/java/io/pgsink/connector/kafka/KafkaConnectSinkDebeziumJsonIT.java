@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link AbstractKafkaConnectSinkTest} with {@code record.format=debezium-json}: the worker hands
- * the task the records' bytes ({@code ByteArrayConverter}) and pgsink reads Debezium's JSON itself.
+ * the task the records' bytes ({@code ByteArrayConverter}, for headers too) and pgsink reads Debezium's JSON
+ * itself.
  * Transforms cannot run on bytes in the sink's worker, so the flattened cases are the source
  * side's business here ({@link DebeziumJsonRecordsTest} covers records flattened there).
  */
@@ -34,8 +35,10 @@ class KafkaConnectSinkDebeziumJsonIT
     @Override
     protected Map<String, String> recordSettings()
     {
+        // the setup the docs recommend: no converter parses keys, values or headers in the worker
         return Map.of("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter",
                 "value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter",
+                "header.converter", "org.apache.kafka.connect.converters.ByteArrayConverter",
                 "record.format", "debezium-json");
     }
 

@@ -10,27 +10,34 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
+import org.jetbrains.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.math.BigDecimal;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -48,7 +55,8 @@ import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
  * </pre>
  * A broker (KRaft, in the test JVM) holds a topic of {@value #PARTITIONS} partitions, filled once
  * with {@code pgsink.measure.events} change events (default 150,000) as the Debezium PostgreSQL
- * connector writes them with {@code JsonConverter} and schemas: creates, updates and deletes (each
+ * connector writes them with {@code JsonConverter} and schemas (the full envelope with its {@code source}
+ * block, and Debezium 3's context headers on every record): creates, updates and deletes (each
  * delete followed by its tombstone) over {@code pgsink.measure.keys} keys (default 20,000), so that
  * keys repeat within a batch; and a warm-up topic of 30,000 such events. Each run starts a fresh
  * worker process ({@code ConnectDistributed}, the plugins installed on its {@code plugin.path} as a
@@ -58,9 +66,12 @@ import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
  * holds the source's final state (row count and the sum of a per-event version column, polled every
  * 100 ms; then every row compared, untimed). The clock includes the task's start and the consumer
  * group's join, the same for every sink; the worker's CPU seconds (from /proc) are those of the
- * timed part. The cases ({@code pgsink.measure.cases}, default all) run in turn, in a rotated order
- * in each of {@code pgsink.measure.rounds} rounds (default 3); ratios are to the Debezium JDBC sink
- * of the same round. {@code -Dpgsink.measure.profile=true} records the timed part of each run with
+ * timed part, and those of the connector's task threads. A no-op sink ({@link NoOpSinkConnector}) with
+ * the same converters gives the worker's ceiling; its clock stops when its task was handed every record.
+ * The cases ({@code pgsink.measure.cases}, default the no-op sinks, the Debezium JDBC sink and pgsink with
+ * each converter setup) run in turn, in a rotated order in each of {@code pgsink.measure.rounds} rounds
+ * (default 3); ratios are to the no-op sink with the same converters and to the Debezium JDBC sink of
+ * the same round. {@code -Dpgsink.measure.profile=true} records the timed part of each run with
  * Java Flight Recorder ({@code jcmd JFR.start}, settings=profile) into {@code target/throughput-jfr/}.
  */
 @TestInstance(PER_CLASS)
@@ -100,29 +111,55 @@ class KafkaConnectThroughputIT
      */
     private enum Case
     {
-        DEBEZIUM("debezium-jdbc", 1),
-        PGSINK("pgsink", 1),
-        PGSINK_2_TASKS("pgsink-2-tasks", 2),
-        PGSINK_4_TASKS("pgsink-4-tasks", 4),
-        PGSINK_TUNED("pgsink-tuned", 1),
-        /** record.format=debezium-json with ByteArrayConverter: pgsink reads the JSON itself. */
-        PGSINK_DEBEZIUM_JSON("pgsink-debezium-json", 1),
-        PGSINK_DEBEZIUM_JSON_2_TASKS("pgsink-debezium-json-2-tasks", 2);
+        /** A task that does nothing, with JsonConverter (schemas on) and Connect's default header converter. */
+        NOOP_JSON("noop-json", 1, Converters.JSON),
+        /** A task that does nothing, with ByteArrayConverter for keys, values and headers. */
+        NOOP_BYTES("noop-bytes", 1, Converters.BYTES),
+        DEBEZIUM("debezium-jdbc", 1, Converters.JSON),
+        PGSINK("pgsink", 1, Converters.JSON),
+        PGSINK_2_TASKS("pgsink-2-tasks", 2, Converters.JSON),
+        PGSINK_4_TASKS("pgsink-4-tasks", 4, Converters.JSON),
+        PGSINK_TUNED("pgsink-tuned", 1, Converters.JSON),
+        /** record.format=debezium-json with ByteArrayConverter for keys and values: pgsink reads the JSON itself. */
+        PGSINK_DEBEZIUM_JSON("pgsink-debezium-json", 1, Converters.BYTES_SIMPLE_HEADERS),
+        PGSINK_DEBEZIUM_JSON_2_TASKS("pgsink-debezium-json-2-tasks", 2, Converters.BYTES_SIMPLE_HEADERS),
+        /** As pgsink-debezium-json, and ByteArrayConverter for headers too: the setup the docs recommend. */
+        PGSINK_BYTES("pgsink-bytes", 1, Converters.BYTES);
 
         final String label;
         final int tasks;
+        final Converters converters;
 
-        Case(String label, int tasks)
+        Case(String label, int tasks, Converters converters)
         {
             this.label = label;
             this.tasks = tasks;
+            this.converters = converters;
         }
+
+        boolean noOp()
+        {
+            return this == NOOP_JSON || this == NOOP_BYTES;
+        }
+
+        /** The no-op case whose worker converts as this case's: keys and values the same way. */
+        Case noOpPeer()
+        {
+            return converters == Converters.JSON ? NOOP_JSON : NOOP_BYTES;
+        }
+    }
+
+    /** The worker's converters for keys and values, and for headers. */
+    private enum Converters
+    {
+        JSON, BYTES_SIMPLE_HEADERS, BYTES
     }
 
     private EmbeddedKafkaCluster kafka;
     private TestingSchema schema;
     private Path buildDirectory;
     private List<Path> pluginPath;
+    private Path noOpDone;
     private ChangeStream measured;
     private ChangeStream warmUp;
 
@@ -136,7 +173,8 @@ class KafkaConnectThroughputIT
         buildDirectory = ConnectWorkerProcesses.buildDirectory();
         Path debezium = buildDirectory.resolve("debezium-jdbc-plugin");
         assertThat(debezium).as("the Debezium JDBC sink's plugin, which the measure profile unpacks (-Dpgsink.measure=true)").isDirectory();
-        pluginPath = List.of(ConnectWorkerProcesses.installPgsinkPlugin(buildDirectory), debezium);
+        pluginPath = List.of(ConnectWorkerProcesses.installPgsinkPlugin(buildDirectory), debezium, installNoOpPlugin());
+        noOpDone = Files.createDirectories(buildDirectory.resolve("throughput-noop"));
         schema = TestingPostgreSqlServer.target().createSchema("kafka_throughput");
         Properties broker = new Properties();
         // a new consumer group gets its partitions at once, not after the default 3 s
@@ -146,8 +184,8 @@ class KafkaConnectThroughputIT
         long started = System.nanoTime();
         try (KafkaProducer<byte[], byte[]> producer = kafka.createProducer(Map.of("linger.ms", "20", "batch.size", "262144"))) {
             // both topics exist and have leaders before the first record is sent (the producer does not wait for each)
-            DebeziumTopic orders = new DebeziumTopic("bench", "public", "orders", List.of("id"), COLUMNS).asynchronous();
-            DebeziumTopic warmUpOrders = new DebeziumTopic("bench", "public", "warmup", List.of("id"), COLUMNS).asynchronous();
+            DebeziumTopic orders = new DebeziumTopic("bench", "public", "orders", List.of("id"), COLUMNS).asynchronous().withContextHeaders();
+            DebeziumTopic warmUpOrders = new DebeziumTopic("bench", "public", "warmup", List.of("id"), COLUMNS).asynchronous().withContextHeaders();
             for (DebeziumTopic topic : List.of(orders, warmUpOrders)) {
                 kafka.createTopic(topic.topic(), PARTITIONS);
                 await("the leaders of " + topic.topic()).untilAsserted(() -> assertThat(producer.partitionsFor(topic.topic()))
@@ -180,6 +218,8 @@ class KafkaConnectThroughputIT
     {
         final DebeziumTopic topic;
         final long events;
+        /** Records in the topic: the events and a tombstone after each delete. */
+        final long records;
         final Map<Long, List<String>> expected = new TreeMap<>();
         final long versionSum;
 
@@ -209,6 +249,7 @@ class KafkaConnectThroughputIT
                 expected.put(id, List.of(String.valueOf(id), status, amount.toPlainString(), note, String.valueOf(version)));
             }
             topic.flush(producer);
+            records = topic.records();
             versionSum = expected.values().stream().mapToLong(row -> Long.parseLong(row.get(4))).sum();
         }
     }
@@ -218,7 +259,7 @@ class KafkaConnectThroughputIT
             throws Exception
     {
         assumeTrue(Boolean.getBoolean("pgsink.measure"), "a measurement: run with -Dpgsink.measure=true");
-        List<Case> cases = Stream.of(System.getProperty("pgsink.measure.cases", "debezium-jdbc,pgsink,pgsink-2-tasks,pgsink-4-tasks,pgsink-tuned,pgsink-debezium-json,pgsink-debezium-json-2-tasks").split(","))
+        List<Case> cases = Stream.of(System.getProperty("pgsink.measure.cases", "noop-json,noop-bytes,debezium-jdbc,pgsink,pgsink-debezium-json,pgsink-bytes").split(","))
                 .map(label -> Stream.of(Case.values()).filter(each -> each.label.equals(label.trim())).findFirst()
                         .orElseThrow(() -> new IllegalArgumentException("No case " + label + " (pgsink.measure.cases)")))
                 .toList();
@@ -228,26 +269,41 @@ class KafkaConnectThroughputIT
                 Case each = cases.get((i + round) % cases.size());
                 Run run = drain(each, round);
                 runs.computeIfAbsent(each, key -> new ArrayList<>()).add(run);
-                System.out.printf(Locale.ROOT, "KafkaConnectThroughputIT: round %d %s (%d task(s)): %.2f s, %.0f events/s, first rows after %.2f s, worker CPU %.1f s%n",
-                        round + 1, each.label, each.tasks, run.seconds, measured.events / run.seconds, run.firstRowsSeconds, run.workerCpuSeconds);
+                System.out.printf(Locale.ROOT, "KafkaConnectThroughputIT: round %d %s (%d task(s)): %.2f s, %.0f events/s, first rows after %.2f s, worker CPU %.1f s (%.1f us/event), task threads CPU %.1f s (%.1f us/event)%n",
+                        round + 1, each.label, each.tasks, run.seconds, measured.events / run.seconds, run.firstRowsSeconds, run.workerCpuSeconds,
+                        run.workerCpuSeconds * 1e6 / measured.events, run.taskCpuSeconds, run.taskCpuSeconds * 1e6 / measured.events);
             }
         }
-        System.out.printf(Locale.ROOT, "KafkaConnectThroughputIT: %d change events, %d partitions, %d keys; events/s per round, ratio to the Debezium JDBC sink of the same round%n",
-                measured.events, PARTITIONS, KEYS);
+        System.out.printf(Locale.ROOT, "KafkaConnectThroughputIT: %d change events (%d records), %d partitions, %d keys; events/s per round, CPU microseconds per event of the "
+                + "worker and of its task threads, ratios to the no-op sink with the same key and value converters and to the Debezium JDBC sink of the same round%n",
+                measured.events, measured.records, PARTITIONS, KEYS);
         for (Map.Entry<Case, List<Run>> entry : runs.entrySet()) {
             List<Double> rates = entry.getValue().stream().map(run -> measured.events / run.seconds).toList();
-            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "KafkaConnectThroughputIT: %-28s events/s %s, min %.0f, max %.0f, worker CPU s %s",
-                    entry.getKey().label, format(rates, "%.0f"), min(rates), max(rates), format(entry.getValue().stream().map(run -> run.workerCpuSeconds).toList(), "%.1f")));
-            List<Run> peer = runs.get(Case.DEBEZIUM);
-            if (peer != null && entry.getKey() != Case.DEBEZIUM) {
-                List<Double> ratios = new ArrayList<>();
-                for (int round = 0; round < entry.getValue().size(); round++) {
-                    ratios.add(peer.get(round).seconds / entry.getValue().get(round).seconds);
-                }
-                line.append(String.format(Locale.ROOT, "; vs Debezium JDBC %s, min %.2f, max %.2f", format(ratios, "%.2fx"), min(ratios), max(ratios)));
+            List<Double> workerCpu = entry.getValue().stream().map(run -> run.workerCpuSeconds * 1e6 / measured.events).toList();
+            List<Double> taskCpu = entry.getValue().stream().map(run -> run.taskCpuSeconds * 1e6 / measured.events).toList();
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "KafkaConnectThroughputIT: %-28s events/s %s, min %.0f, max %.0f; worker CPU us/event %s; task threads CPU us/event %s",
+                    entry.getKey().label, format(rates, "%.0f"), min(rates), max(rates), format(workerCpu, "%.1f"), format(taskCpu, "%.1f")));
+            if (!entry.getKey().noOp()) {
+                line.append(ratios("no-op sink", runs.get(entry.getKey().noOpPeer()), entry.getValue()));
+            }
+            if (entry.getKey() != Case.DEBEZIUM && !entry.getKey().noOp()) {
+                line.append(ratios("Debezium JDBC", runs.get(Case.DEBEZIUM), entry.getValue()));
             }
             System.out.println(line);
         }
+    }
+
+    /** Per round, the time of {@code peer} over that of {@code runs}; empty when the peer did not run. */
+    private static String ratios(String peerName, @Nullable List<Run> peer, List<Run> runs)
+    {
+        if (peer == null) {
+            return "";
+        }
+        List<Double> ratios = new ArrayList<>();
+        for (int round = 0; round < runs.size(); round++) {
+            ratios.add(peer.get(round).seconds / runs.get(round).seconds);
+        }
+        return String.format(Locale.ROOT, "; vs %s %s, min %.2f, max %.2f", peerName, format(ratios, "%.2fx"), min(ratios), max(ratios));
     }
 
     private static String format(List<Double> values, String format)
@@ -265,7 +321,12 @@ class KafkaConnectThroughputIT
         return values.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
     }
 
-    private record Run(double seconds, double firstRowsSeconds, double workerCpuSeconds) {}
+    /**
+     * @param workerCpuSeconds user and system CPU of the worker's process in the timed part
+     * @param taskCpuSeconds of the measured connector's task threads ({@code task-thread-*}), which run its tasks:
+     *        poll, conversion and put (and flush, unless pipelined)
+     */
+    private record Run(double seconds, double firstRowsSeconds, double workerCpuSeconds, double taskCpuSeconds) {}
 
     /**
      * One case in a fresh worker: first a connector drains the warm-up topic (untimed: class
@@ -278,15 +339,15 @@ class KafkaConnectThroughputIT
         try (ConnectWorkerProcesses workers = new ConnectWorkerProcesses(kafka, buildDirectory, "throughput-" + name, pluginPath)) {
             int port = workers.start("worker", Map.of("connector.client.config.override.policy", "All"), List.of("-Xms1g", "-Xmx2g"), await("the worker of " + name + " to answer"));
             long pid = workers.last().pid();
-            apply(workers, port, each, name + "-warm-up", warmUp);
+            apply(workers, port, each, name + "-warm-up", warmUp, pid);
             Path recording = null;
             if (PROFILE) {
                 recording = Files.createDirectories(buildDirectory.resolve("throughput-jfr")).resolve(name + ".jfr");
                 jcmd(pid, "JFR.start", "name=measured", "settings=profile");
             }
             double cpuBefore = processCpuSeconds(pid);
-            Run run = apply(workers, port, each, name, measured);
-            run = new Run(run.seconds, run.firstRowsSeconds, processCpuSeconds(pid) - cpuBefore);
+            Run run = apply(workers, port, each, name, measured, pid);
+            run = new Run(run.seconds, run.firstRowsSeconds, run.workerCpuSeconds - cpuBefore, run.taskCpuSeconds);
             if (recording != null) {
                 jcmd(pid, "JFR.stop", "name=measured", "filename=" + recording);
             }
@@ -294,11 +355,27 @@ class KafkaConnectThroughputIT
         }
     }
 
-    /** Drains a stream with a new connector into a new table; the worker's CPU is left for the caller. */
-    private Run apply(ConnectWorkerProcesses workers, int port, Case each, String name, ChangeStream stream)
+    /**
+     * Drains a stream with a new connector into a new table; returns the worker's CPU seconds at the
+     * end (since it started) and those of the connector's task threads.
+     */
+    private Run apply(ConnectWorkerProcesses workers, int port, Case each, String name, ChangeStream stream, long pid)
             throws Exception
     {
         String table = "t_" + name.replace('-', '_');
+        Set<String> otherTaskThreads = taskThreadCpuSeconds(pid).keySet();
+        if (each.noOp()) {
+            Path done = noOpDone.resolve(name);
+            Files.deleteIfExists(done);
+            long started = System.nanoTime();
+            workers.createConnector(port, name, noOpConfig(each, stream, done));
+            await("the no-op task of " + name + " to take " + stream.records + " records").pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> assertThat(done).exists());
+            long finished = System.nanoTime();
+            Run run = new Run((finished - started) / 1e9, 0, processCpuSeconds(pid), taskCpuSeconds(pid, otherTaskThreads));
+            workers.deleteConnector(port, name);
+            return run;
+        }
         schema.execute("CREATE TABLE " + table + " " + TABLE);
         long started = System.nanoTime();
         workers.createConnector(port, name, config(each, stream, table));
@@ -316,10 +393,110 @@ class KafkaConnectThroughputIT
             assertThat(fingerprint).isEqualTo(List.of(String.valueOf(stream.expected.size()), String.valueOf(stream.versionSum)));
         });
         long done = System.nanoTime();
+        Run run = new Run((done - started) / 1e9, (firstRows[0] - started) / 1e9, processCpuSeconds(pid), taskCpuSeconds(pid, otherTaskThreads));
         assertThat(schema.query(ROWS.formatted(table))).as("the rows of " + table).isEqualTo(new ArrayList<>(stream.expected.values()));
         workers.deleteConnector(port, name);
         schema.execute("DROP TABLE " + table);
-        return new Run((done - started) / 1e9, (firstRows[0] - started) / 1e9, 0);
+        return run;
+    }
+
+    /** The CPU seconds of the worker's task threads but {@code others} (those of connectors before). */
+    private static double taskCpuSeconds(long pid, Set<String> others)
+            throws IOException
+    {
+        return taskThreadCpuSeconds(pid).entrySet().stream().filter(thread -> !others.contains(thread.getKey()))
+                .mapToDouble(Map.Entry::getValue).sum();
+    }
+
+    /**
+     * Per thread id, the CPU seconds of the process's threads named {@code task-thread-…} (Connect's
+     * name for the thread that runs a task; /proc shows its first 15 characters).
+     */
+    private static Map<String, Double> taskThreadCpuSeconds(long pid)
+            throws IOException
+    {
+        Map<String, Double> threads = new HashMap<>();
+        try (Stream<Path> tasks = Files.list(Paths.get("/proc", String.valueOf(pid), "task"))) {
+            for (Path thread : tasks.toList()) {
+                String stat;
+                try {
+                    stat = Files.readString(thread.resolve("stat"));
+                }
+                catch (NoSuchFileException e) {
+                    // the thread ended since the listing
+                    continue;
+                }
+                if (stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith("task-thread-")) {
+                    threads.put(thread.getFileName().toString(), cpuSeconds(stat));
+                }
+            }
+        }
+        return threads;
+    }
+
+    /** The connector of a no-op case: it writes {@code done} once it was handed every record of {@code stream}. */
+    private static Map<String, String> noOpConfig(Case each, ChangeStream stream, Path done)
+    {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("connector.class", NoOpSinkConnector.class.getName());
+        config.put("tasks.max", "1");
+        config.put("topics", stream.topic.topic());
+        config.put("consumer.override.auto.offset.reset", "earliest");
+        config.put("consumer.override.max.poll.records", "10000");
+        config.putAll(converters(each.converters));
+        config.put(NoOpSinkConnector.RECORDS, String.valueOf(stream.records));
+        config.put(NoOpSinkConnector.DONE_FILE, done.toString());
+        return config;
+    }
+
+    /** The converters' settings of a connector. */
+    private static Map<String, String> converters(Converters converters)
+    {
+        Map<String, String> config = new LinkedHashMap<>();
+        switch (converters) {
+            case JSON -> {
+                config.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
+                config.put("key.converter.schemas.enable", "true");
+                config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+                config.put("value.converter.schemas.enable", "true");
+                config.put("value.converter.replace.null.with.default", "false");
+            }
+            case BYTES_SIMPLE_HEADERS -> {
+                config.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+                config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+            }
+            case BYTES -> {
+                config.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+                config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+                config.put("header.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+            }
+        }
+        return config;
+    }
+
+    /**
+     * The no-op connector as a plugin of its own (a jar of its classes and its service file, as
+     * {@code plugin.discovery=service_load} wants), in a new directory for the worker's plugin.path.
+     */
+    private Path installNoOpPlugin()
+            throws IOException
+    {
+        Path plugins = Files.createTempDirectory(buildDirectory, "noop-plugin");
+        Path jar = Files.createDirectories(plugins.resolve("noop-sink")).resolve("noop-sink.jar");
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+            for (Class<?> type : List.of(NoOpSinkConnector.class, NoOpSinkConnector.NoOpSinkTask.class)) {
+                String entry = type.getName().replace('.', '/') + ".class";
+                out.putNextEntry(new JarEntry(entry));
+                try (InputStream in = type.getClassLoader().getResourceAsStream(entry)) {
+                    out.write(in.readAllBytes());
+                }
+                out.closeEntry();
+            }
+            out.putNextEntry(new JarEntry("META-INF/services/org.apache.kafka.connect.sink.SinkConnector"));
+            out.write((NoOpSinkConnector.class.getName() + "\n").getBytes(StandardCharsets.UTF_8));
+            out.closeEntry();
+        }
+        return plugins;
     }
 
     private static void jcmd(long pid, String... command)
@@ -339,11 +516,7 @@ class KafkaConnectThroughputIT
         config.put("topics", stream.topic.topic());
         config.put("consumer.override.auto.offset.reset", "earliest");
         config.put("consumer.override.max.poll.records", "10000");
-        config.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
-        config.put("key.converter.schemas.enable", "true");
-        config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
-        config.put("value.converter.schemas.enable", "true");
-        config.put("value.converter.replace.null.with.default", "false");
+        config.putAll(converters(each.converters));
         Properties credentials = schema.server().properties();
         if (each == Case.DEBEZIUM) {
             config.put("connector.class", "io.debezium.connector.jdbc.JdbcSinkConnector");
@@ -369,11 +542,7 @@ class KafkaConnectThroughputIT
         if (each == Case.PGSINK_TUNED) {
             config.putAll(tuned());
         }
-        if (each == Case.PGSINK_DEBEZIUM_JSON || each == Case.PGSINK_DEBEZIUM_JSON_2_TASKS) {
-            config.remove("key.converter.schemas.enable");
-            config.remove("value.converter.schemas.enable");
-            config.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
-            config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+        if (each.converters != Converters.JSON) {
             config.put("record.format", "debezium-json");
         }
         return config;
@@ -398,7 +567,12 @@ class KafkaConnectThroughputIT
     private static double processCpuSeconds(long pid)
             throws IOException
     {
-        String stat = Files.readString(Paths.get("/proc", String.valueOf(pid), "stat"));
+        return cpuSeconds(Files.readString(Paths.get("/proc", String.valueOf(pid), "stat")));
+    }
+
+    /** User and system CPU seconds of a process's or thread's {@code stat} line (proc(5)). */
+    private static double cpuSeconds(String stat)
+    {
         // the fields after the command name (which may hold spaces) in parentheses
         String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         // utime and stime, fields 14 and 15 of proc(5), in clock ticks of (almost always) 100 per second

@@ -54,9 +54,13 @@ class SampleConnectorConfigsIT
     void aSampleWithoutReplaceNullWithDefaultIsRefused()
             throws IOException
     {
-        // what the packaged sample lacked until 2026-11-27: the test above would have caught it
+        // what the packaged sample lacked until 2026-11-27, when it named JsonConverter: the test above would have
+        // caught it
         Map<String, String> config = config(PLUGIN_SAMPLES.resolve("pgsink-sink.json"));
-        config.remove("value.converter.replace.null.with.default");
+        config.remove("record.format");
+        config.remove("header.converter");
+        config.putAll(Map.of("key.converter", "org.apache.kafka.connect.json.JsonConverter", "key.converter.schemas.enable",
+                "true", "value.converter", "org.apache.kafka.connect.json.JsonConverter", "value.converter.schemas.enable", "true"));
 
         assertThat(KafkaSinkConfigTest.validationErrors(config))
                 .containsOnlyKeys("value.converter.replace.null.with.default");

@@ -191,7 +191,10 @@ final class JsonValues
     {
         expect(token == JsonToken.START_OBJECT, schema, token);
         List<Field> fields = schema.fields();
-        Object[] values = new Object[fields.size()];
+        Struct struct = new Struct(schema);
+        // read and checked here against the schema: Connect's put would check each value again
+        Object[] direct = StructFiller.values(struct);
+        Object[] values = direct != null ? direct : new Object[fields.size()];
         boolean[] present = new boolean[fields.size()];
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             Field field = schema.field(parser.currentName());
@@ -209,11 +212,16 @@ final class JsonValues
             }
             present[field.index()] = true;
         }
-        Struct struct = new Struct(schema);
         for (int i = 0; i < values.length; i++) {
             Field field = fields.get(i);
             try {
-                struct.put(field, present[i] ? values[i] : absent(field.schema()));
+                Object value = present[i] ? values[i] : absent(field.schema());
+                if (direct != null) {
+                    values[i] = value;
+                }
+                else {
+                    struct.put(field, value);
+                }
             }
             catch (DataException e) {
                 throw new DataException("field " + field.name() + ": " + e.getMessage(), e);

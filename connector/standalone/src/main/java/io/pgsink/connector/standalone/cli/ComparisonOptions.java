@@ -1,11 +1,17 @@
 package io.pgsink.connector.standalone.cli;
 
+import io.pgsink.connector.standalone.config.StandaloneConfig;
+
+import io.pgsink.connector.standalone.load.LoadSettings;
+import io.pgsink.connector.standalone.verify.ConnectorSettings;
 import io.pgsink.connector.standalone.verify.VerifyOptions;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** The options {@code pgsink verify} and {@code pgsink repair} share (a picocli mixin). */
@@ -13,10 +19,29 @@ final class ComparisonOptions
 {
     /** How many times a key whose source row changes while it is re-checked is re-checked again. */
     private static final int RECHECKS = 5;
+    private static final String SOURCE_PASSWORD = "PGSINK_SOURCE_PASSWORD";
 
-    @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE",
-            description = "The same properties file as for run.")
-    Path config;
+    @Option(names = {"-c", "--config"}, paramLabel = "FILE",
+            description = "The same properties file as for run (or --connector-config for a Kafka Connect sink).")
+    Optional<Path> config;
+
+    @Option(names = "--connector-config", paramLabel = "FILE",
+            description = "Instead of --config, for a Kafka Connect sink: the pgsink sink connector's properties "
+                    + "(a properties file, or the JSON of the Connect REST API); needs --source-url.")
+    Optional<Path> connectorConfig;
+
+    @Option(names = "--source-url", paramLabel = "URL",
+            description = "With --connector-config: the source's JDBC URL, jdbc:postgresql://host:port/database "
+                    + "(the password from PGSINK_SOURCE_PASSWORD or pgjdbc's .pgpass).")
+    Optional<String> sourceUrl;
+
+    @Option(names = "--source-user", paramLabel = "USER", description = "With --connector-config: the source user.")
+    Optional<String> sourceUser;
+
+    @Option(names = "--source-tables", paramLabel = "LIST", split = ",",
+            description = "With --connector-config: the compared source tables (schema.table, comma-separated); "
+                    + "by default those the connector's topics name (<topic.prefix>.<schema>.<table>).")
+    List<String> sourceTables = List.of();
 
     @Option(names = "--chunk-rows", paramLabel = "N", defaultValue = "10000",
             description = "Source rows per key range hashed at once (default: ${DEFAULT-VALUE}).")
@@ -40,6 +65,27 @@ final class ComparisonOptions
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the verification report as JSON to FILE.")
     Optional<Path> json;
+
+    /**
+     * What to compare: the service's configuration ({@code --config}), or a Kafka Connect sink's
+     * ({@code --connector-config} with {@code --source-url}).
+     *
+     * @throws CommandLine.ParameterException when neither or both are given
+     */
+    LoadSettings settings(CommandLine commandLine, Map<String, String> environment)
+    {
+        if (config.isPresent() == connectorConfig.isPresent()) {
+            throw new CommandLine.ParameterException(commandLine, "Give either --config or --connector-config");
+        }
+        if (config.isPresent()) {
+            return StandaloneConfig.load(config.get(), environment).loadSettings();
+        }
+        if (sourceUrl.isEmpty()) {
+            throw new CommandLine.ParameterException(commandLine, "--connector-config needs --source-url");
+        }
+        return ConnectorSettings.of(ConnectorSettings.read(connectorConfig.get()), sourceUrl.get(), sourceUser,
+                Optional.ofNullable(environment.get(SOURCE_PASSWORD)), sourceTables);
+    }
 
     /** @throws CommandLine.ParameterException when a value is out of range */
     VerifyOptions options(CommandLine commandLine)

@@ -1,6 +1,9 @@
 package io.pgsink.connector.standalone.cli;
 
+import io.pgsink.connector.standalone.service.LsnText;
+
 import io.pgsink.connector.standalone.config.StandaloneConfig;
+import io.pgsink.connector.standalone.load.LoadSettings;
 import io.pgsink.connector.standalone.verify.Repairer;
 import io.pgsink.merge.session.TargetConnector;
 import picocli.CommandLine;
@@ -18,9 +21,9 @@ import java.util.concurrent.Callable;
 @Command(name = "repair",
         mixinStandardHelpOptions = true,
         versionProvider = PgsinkCommand.Version.class,
-        description = "Verify, then write exactly the differing keys again from the source's current "
-        + "rows (deleting the target's extra keys), in one target transaction that holds the service's "
-        + "flushes back. Says "
+        description = "Verify, then apply exactly the differing keys again from the source's current "
+        + "rows (deleting the target's extra keys) through the service's own apply path, while the service's "
+        + "flushes wait. Says "
         + "what it changed. Exit code 0: repaired or nothing to repair, 1: more keys differ than --max-keys, "
         + "2: invalid configuration.")
 final class RepairCommand
@@ -36,9 +39,9 @@ final class RepairCommand
     public Integer call()
             throws InterruptedException
     {
-        StandaloneConfig parsed = StandaloneConfig.load(comparison.config, System.getenv());
-        Repairer.Result result = new Repairer(parsed.loadSettings(), TargetConnector.fromConfig(parsed.sink()),
-                comparison.options(spec.commandLine())).run();
+        LoadSettings settings = comparison.settings(spec.commandLine(), System.getenv());
+        Repairer.Result result = new Repairer(settings, TargetConnector.fromConfig(settings.sink()),
+                comparison.options(spec.commandLine()), LsnText::of).run();
         PrintWriter out = spec.commandLine().getOut();
         result.verified().lines().forEach(out::println);
         result.lines().forEach(out::println);

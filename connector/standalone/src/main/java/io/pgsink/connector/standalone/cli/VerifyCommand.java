@@ -1,6 +1,7 @@
 package io.pgsink.connector.standalone.cli;
 
 import io.pgsink.connector.standalone.config.StandaloneConfig;
+import io.pgsink.connector.standalone.load.LoadSettings;
 import io.pgsink.connector.standalone.verify.Verifier;
 import io.pgsink.connector.standalone.verify.VerifyReport;
 import io.pgsink.core.error.ErrorCode;
@@ -43,8 +44,8 @@ final class VerifyCommand
     public Integer call()
             throws InterruptedException
     {
-        StandaloneConfig parsed = StandaloneConfig.load(comparison.config, System.getenv());
-        VerifyReport report = new Verifier(parsed.loadSettings(), TargetConnector.fromConfig(parsed.sink()),
+        LoadSettings settings = comparison.settings(spec.commandLine(), System.getenv());
+        VerifyReport report = new Verifier(settings, TargetConnector.fromConfig(settings.sink()),
                 comparison.options(spec.commandLine())).run();
         PrintWriter out = spec.commandLine().getOut();
         report.lines().forEach(out::println);

@@ -38,6 +38,8 @@ final class EnvironmentOverrides
     // the configuration's category, which users' log settings name
     private static final Logger log = LoggerFactory.getLogger(StandaloneConfig.class);
 
+    /** Variables {@code PGSINK_TEST_*} belong to the test suite, never to the service. */
+    private static final String TEST_NAMESPACE = "test.";
     /** Keys under these are passed on (Debezium's, the JDBC driver's): a variable in them needs no declared key. */
     static final List<String> PASS_THROUGH_NAMESPACES = List.of(SOURCE_PREFIX, SinkConfig.TARGET_JDBC_PREFIX);
 
@@ -85,6 +87,12 @@ final class EnvironmentOverrides
                             + " names no pgsink key (each key K is set by PGSINK_ and K upper-cased"
                             + " with . and - as _, e.g. " + variableName(SinkConfig.FLUSH_MAX_EVENTS)
                             + "); remove it or correct its name"));
+                    continue;
+                }
+                else if (candidate.startsWith(TEST_NAMESPACE)) {
+                    // the test suite's own variables (PGSINK_TEST_JDBC_URL, ...): not worth a warning
+                    log.debug("environment variable {} is the test suite's, not pgsink configuration: ignored",
+                            variable);
                     continue;
                 }
                 else {

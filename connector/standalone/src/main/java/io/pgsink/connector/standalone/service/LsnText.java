@@ -12,13 +12,13 @@ import java.util.Locale;
  *
  * <p>Thread-safe.
  */
-final class LsnText
+public final class LsnText
 {
     private static final String FIELD = "\"lsn\":";
 
     private LsnText() {}
 
-    static String of(SourcePosition position)
+    public static String of(SourcePosition position)
     {
         String offset = position.offset();
         int start = offset.indexOf(FIELD);

@@ -1,5 +1,6 @@
 package io.pgsink.connector.standalone.verify;
 
+import io.pgsink.merge.verify.ChunkHash;
 import io.pgsink.merge.verify.ComparedSide;
 import org.jetbrains.annotations.Nullable;
 
@@ -13,6 +14,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 
 import static java.util.Objects.requireNonNull;
 
@@ -23,27 +27,51 @@ import static java.util.Objects.requireNonNull;
  * than twice the chunk size on either side (a target with many extra rows) is first split at that
  * side's keys, so that no more than about a chunk of keys is ever held.
  *
- * <p>Not thread-safe: one worker thread owns it and its connections.
+ * <p>Not thread-safe: one worker thread owns it and its connections; it lends the target connection
+ * to its target thread for each range's summary, and waits for it.
  */
 final class ChunkComparer
 {
     private final Connection source;
     private final Connection target;
     private final long chunkRows;
+    private final ChunkHash hash;
 
-    ChunkComparer(Connection source, Connection target, long chunkRows)
+    private final ExecutorService targetThread;
+
+    /**
+     * @param targetThread the thread that uses the target connection while the caller's thread uses
+     *         the source connection, so that both servers hash a range at the same time
+     */
+    ChunkComparer(Connection source, Connection target, long chunkRows, ChunkHash hash, ExecutorService targetThread)
     {
         this.source = requireNonNull(source, "source is null");
         this.target = requireNonNull(target, "target is null");
         this.chunkRows = chunkRows;
+        this.hash = requireNonNull(hash, "hash is null");
+        this.targetThread = requireNonNull(targetThread, "targetThread is null");
     }
 
     void compare(KeyRange range, TableResult result)
-            throws SQLException
+            throws SQLException, InterruptedException
     {
         TablePair table = range.table();
-        Summary sourceSummary = summary(source, table.source(), range);
-        Summary targetSummary = summary(target, table.target(), range);
+        Future<Summary> targetRead = targetThread.submit(() -> summary(target, table.target(), range, hash));
+        Summary sourceSummary;
+        try {
+            sourceSummary = summary(source, table.source(), range, hash);
+        }
+        catch (SQLException | RuntimeException e) {
+            // the target's statement ends before the caller may close its connection
+            try {
+                targetRead.get();
+            }
+            catch (ExecutionException other) {
+                e.addSuppressed(other.getCause());
+            }
+            throw e;
+        }
+        Summary targetSummary = awaited(targetRead);
         if (sourceSummary.equals(targetSummary)) {
             result.chunk(sourceSummary.rows(), targetSummary.rows(), List.of());
             return;
@@ -68,6 +96,23 @@ final class ChunkComparer
             }
         });
         result.chunk(sourceRows.size(), targetRows.size(), differences);
+    }
+
+    private static Summary awaited(Future<Summary> read)
+            throws SQLException, InterruptedException
+    {
+        try {
+            return read.get();
+        }
+        catch (ExecutionException e) {
+            if (e.getCause() instanceof SQLException sql) {
+                throw sql;
+            }
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
     }
 
     /** {@code range} cut into ranges of {@code chunkRows} of {@code side}'s keys. */
@@ -106,10 +151,10 @@ final class ChunkComparer
         }
     }
 
-    private static Summary summary(Connection connection, ComparedSide side, KeyRange range)
+    private static Summary summary(Connection connection, ComparedSide side, KeyRange range, ChunkHash hash)
             throws SQLException
     {
-        String query = side.chunkSummary(range.lower().isPresent(), range.upper().isPresent());
+        String query = side.chunkSummary(range.lower().isPresent(), range.upper().isPresent(), hash);
         try (PreparedStatement statement = connection.prepareStatement(query)) {
             bind(statement, bind(statement, 1, range.lower()), range.upper());
             try (ResultSet rows = statement.executeQuery()) {

@@ -70,7 +70,7 @@ final class Recheck
         }
         try (Connection source = Verifier.settled(settings.source().connect("pgsink verify", false));
                 Connection targetConnection = Verifier.settled(target.connect())) {
-            boolean streaming = SinkProgress.streaming(source, settings.slotName());
+            boolean streaming = !settings.slotName().isEmpty() && SinkProgress.streaming(source, settings.slotName());
             long deadline = System.nanoTime() + options.catchUpTimeout().toNanos();
             Round last = null;
             int changing = 0;
@@ -114,6 +114,9 @@ final class Recheck
         finally {
             source.setAutoCommit(true);
             source.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        }
+        if (settings.slotName().isEmpty()) {
+            return roundByTime(source, targetConnection, table, pending, confirmed, before, sourceLsn);
         }
         OptionalLong sinkLsn = SinkProgress.storedLsn(targetConnection, settings.sink());
         boolean caughtUp = false;
@@ -163,6 +166,44 @@ final class Recheck
     }
 
     /**
+     * A round without a replication slot to follow (a Kafka Connect sink stores Kafka offsets, not LSNs):
+     * the keys are compared again until each target row equals its source row, for at most
+     * {@link VerifyOptions#catchUpTimeout}; a key whose source row did not change in that time and whose
+     * target row still differs is reported, one whose source row changed goes to the next round.
+     */
+    private Round roundByTime(Connection source, Connection targetConnection, TablePair table,
+            Map<List<String>, Difference.Kind> pending, List<Difference> confirmed, Map<List<String>, String> before,
+            long sourceLsn)
+            throws SQLException, InterruptedException
+    {
+        long deadline = System.nanoTime() + options.catchUpTimeout().toNanos();
+        Map<List<String>, String> targetRows;
+        Map<List<String>, String> after;
+        while (true) {
+            List<List<String>> keys = new ArrayList<>(pending.keySet());
+            targetRows = rows(targetConnection, table.target(), keys);
+            after = rows(source, table.source(), keys);
+            for (List<String> key : keys) {
+                if (Difference.of(after.get(key), targetRows.get(key)).isEmpty()) {
+                    pending.remove(key);
+                }
+            }
+            if (pending.isEmpty() || System.nanoTime() - deadline >= 0) {
+                break;
+            }
+            Thread.sleep(POLL_MILLIS);
+        }
+        for (List<String> key : new ArrayList<>(pending.keySet())) {
+            Optional<Difference.Kind> kind = Difference.of(after.get(key), targetRows.get(key));
+            if (kind.isPresent() && Objects.equals(before.get(key), after.get(key))) {
+                pending.remove(key);
+                confirmed.add(new Difference(kind.get(), key));
+            }
+        }
+        return new Round(false, true, sourceLsn, OptionalLong.empty());
+    }
+
+    /**
      * How long a position must stand still, with everything received, to mean that nothing is left
      * to apply: three flush intervals, at least 2 s.
      */
@@ -187,6 +228,12 @@ final class Recheck
         String sink = last.sinkLsn().isPresent() ? SinkProgress.text(last.sinkLsn().getAsLong()) : "none stored";
         String checked = "re-checked " + candidates + (candidates == 1 ? " differing key" : " differing keys")
                 + ", " + reported + " still differ";
+        if (settings.slotName().isEmpty()) {
+            return checked + " after their source rows stood still for " + options.catchUpTimeout().toMillis()
+                    + " ms (--catch-up-timeout-ms; a Kafka Connect sink has no replication slot to follow)"
+                    + (changing > 0 ? "; " + changing + " not confirmed: they changed on the source during each of "
+                    + options.rechecks() + " re-checks" : "");
+        }
         if (!streaming) {
             return checked + ", as of the sink's stored position " + sink + " (no service streams: replication slot "
                     + settings.slotName() + " is idle; source at "

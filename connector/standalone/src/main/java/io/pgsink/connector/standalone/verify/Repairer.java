@@ -1,52 +1,89 @@
 package io.pgsink.connector.standalone.verify;
 
+import io.pgsink.core.buffer.Batch;
+import io.pgsink.core.buffer.BatchApplier;
+import io.pgsink.core.buffer.BufferedSink;
+import io.pgsink.core.change.ChangeEvent;
+import io.pgsink.core.change.ColumnSchema;
+import io.pgsink.core.mapping.ColumnSelectingSink;
+import io.pgsink.core.error.ErrorCode;
+import io.pgsink.core.buffer.FlushListener;
+import io.pgsink.core.buffer.Sink;
+import io.pgsink.core.error.SinkException;
+import io.pgsink.core.change.SourcePosition;
+import io.pgsink.core.change.TableId;
+import io.pgsink.core.change.TableSchema;
+
 import io.pgsink.connector.standalone.load.LoadSettings;
 import io.pgsink.copy.sql.SqlFailures;
+import io.pgsink.merge.MergeApplier;
 import io.pgsink.merge.session.TargetConnector;
-import io.pgsink.merge.verify.RowCopy;
+import io.pgsink.merge.verify.ComparedSide;
 import io.pgsink.merge.verify.StoredPositions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.StringJoiner;
+import java.util.function.Function;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * {@code pgsink repair}: verifies ({@link Verifier}, differing keys re-checked), then writes
- * exactly the keys that differ, from the source's current rows: a key the source has gets its
- * target row deleted and the source's inserted; a key it lacks gets its target row deleted (with
- * soft deletes: marked deleted). All in one target transaction.
+ * {@code pgsink repair}: verifies ({@link Verifier}, differing keys re-checked), then re-applies
+ * exactly the keys that differ, read from the source at a new snapshot, through the service's own
+ * apply path: each key the source has becomes an update event carrying the source row, each key it
+ * lacks a delete event, and both go through column selection ({@link ColumnSelectingSink}), the
+ * buffer's merge by key ({@link BufferedSink}) and {@link MergeApplier} (routing, metadata columns,
+ * soft deletes, the target's types), as the service's changes do. The events carry each value as
+ * the source prints it (the text form the encoders pass through as is, as the initial load's text
+ * COPY does), so every row is complete: no TOAST value is missing.
  *
- * <p>While a service streams, that transaction first locks the sink's rows of the offsets table,
- * which every flush updates in its own transaction: no flush can commit between the repair's
- * source read and its commit, and a flush in progress is waited for. The rows written are the
- * source's state at a moment {@code L} after every change the sink applied (its stored position
- * is what the lock holds still), so the stream can only bring changes older than {@code L} (which
- * it applies in order, ending at the state the repair wrote, or later) or newer ones, never
- * overwrite the repair with a state older than what it applies next. The lock holds the service's
- * flushes for the repair's few statements. The repair writes the columns the sink writes; other
- * metadata columns keep their defaults.
+ * <p>Positions and fences are left alone: the batches the repair applies store no position (the
+ * stream resumes where it stood), and the repair's applier claims no writer generation (the running
+ * service keeps its own).
+ *
+ * <p>While a service streams, a connection of the repair first locks the sink's rows of the offsets
+ * table and holds them until the repair has committed. Every flush updates those rows in its own
+ * transaction: no flush can commit between the repair's source read and its commit, and a flush in
+ * progress is waited for. The rows written are the source's state at a moment {@code L} after every
+ * change the sink applied (its stored position is what the lock holds still), so the stream can only
+ * bring changes older than {@code L} (which it applies in order, ending at the state the repair
+ * wrote, or later) or newer ones, never leave the repair's older state over a newer one. The
+ * repair's own connections wait at most {@link #LOCK_TIMEOUT} for a row lock: on a target whose
+ * flushes store their positions last (Greenplum) a flush may hold a repaired row while it waits for
+ * the repair's lock, and the repair then fails with nothing changed rather than wait for ever.
  */
 public final class Repairer
 {
+    private static final Logger log = LoggerFactory.getLogger(Repairer.class);
     private static final int BATCH = 500;
+    private static final String LOCK_TIMEOUT = "30s";
+    /** The source partition of the repair's events; their positions are never stored. */
+    private static final String PARTITION = "pgsink repair";
 
     private final LoadSettings settings;
     private final TargetConnector target;
     private final VerifyOptions options;
+    private final Function<SourcePosition, String> positionText;
 
-    public Repairer(LoadSettings settings, TargetConnector target, VerifyOptions options)
+    /**
+     * @param positionText how {@code metadata.source.position.column} shows a position, as in the service
+     */
+    public Repairer(LoadSettings settings, TargetConnector target, VerifyOptions options,
+            Function<SourcePosition, String> positionText)
     {
         this.settings = requireNonNull(settings, "settings is null");
         this.target = requireNonNull(target, "target is null");
         this.options = requireNonNull(options, "options is null");
+        this.positionText = requireNonNull(positionText, "positionText is null");
     }
 
     /**
@@ -73,40 +110,71 @@ public final class Repairer
             lines.add("pgsink repair: nothing to repair, every table is equal");
             return new Result(verified, lines, true);
         }
-        long written = 0;
-        long removed = 0;
-        long unlisted = 0;
-        try (Connection source = Verifier.settled(settings.source().connect("pgsink repair", false));
-                Connection targetConnection = Verifier.settled(target.connect())) {
-            targetConnection.setAutoCommit(false);
-            // keeps the service's flushes out until the repair commits
-            StoredPositions.read(targetConnection, settings.sink(), true);
+        String sinkName = settings.sink().sinkName();
+        for (TableReport table : verified.tables()) {
+            TableId routed = settings.sink().tableNameFormat().targetOf(table.table().sourceTable());
+            if (!routed.equals(table.table().targetTable())) {
+                throw new SinkException(ErrorCode.CONFIG, "Cannot repair " + table.table().describe()
+                        + ": the apply path routes it to " + routed + " (a target.table.name.format with ${topic}"
+                        + " routes by topic, which repair has not); verify works, repair the keys by hand");
+            }
+        }
+        try (Connection lock = Verifier.settled(target.connect());
+                Connection source = Verifier.settled(settings.source().connect("pgsink repair", false));
+                MergeApplier applier = MergeApplier.builder(settings.sink()).connector(bounded(target))
+                        .positionText(positionText).build()) {
+            lock.setAutoCommit(false);
+            // keeps the service's flushes out until the repair committed
+            StoredPositions.read(lock, settings.sink(), true);
             source.setAutoCommit(false);
             source.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-            List<Map<List<String>, List<String>>> sourceRows = new ArrayList<>();
+            List<Map<List<String>, Object[]>> sourceRows = new ArrayList<>();
             for (TableReport table : verified.tables()) {
-                sourceRows.add(readSource(source, table.table().copy(), keys(table)));
+                sourceRows.add(table.equal() ? Map.of() : readSource(source, table.table(), keys(table)));
             }
             long sourceLsn = SinkProgress.currentLsn(source);
             source.commit();
-            for (int i = 0; i < verified.tables().size(); i++) {
-                TableReport table = verified.tables().get(i);
-                if (table.equal()) {
-                    continue;
+            log.info("{} - repairing the differing keys of {} table(s), as of source {}; the service's flushes wait",
+                    sinkName, verified.tables().stream().filter(table -> !table.equal()).count(),
+                    SinkProgress.text(sourceLsn));
+            SourcePosition position = new SourcePosition(PARTITION, "{\"lsn\":" + sourceLsn + "}");
+            long sourceMillis = System.currentTimeMillis();
+            long written = 0;
+            long removed = 0;
+            long unlisted = 0;
+            try (Sink sink = ColumnSelectingSink.wrap(new BufferedSink(sinkName, settings.sink().flushPolicy(),
+                    new Unpositioned(applier), FlushListener.NONE, System::nanoTime,
+                    settings.sink().toleratesRejectedRows()), settings.sink().columnSelection())) {
+                for (int i = 0; i < verified.tables().size(); i++) {
+                    TableReport table = verified.tables().get(i);
+                    if (table.equal()) {
+                        continue;
+                    }
+                    TableSchema schema = table.table().schema();
+                    Map<List<String>, Object[]> rows = sourceRows.get(i);
+                    long tableRemoved = 0;
+                    for (List<String> key : keys(table)) {
+                        Object[] row = rows.get(key);
+                        if (row != null) {
+                            sink.accept(ChangeEvent.update(schema, null, row, position, sourceMillis));
+                        }
+                        else {
+                            sink.accept(ChangeEvent.delete(schema, keyRow(schema, key), position, sourceMillis));
+                            tableRemoved++;
+                        }
+                    }
+                    written += rows.size();
+                    removed += tableRemoved;
+                    long more = table.unlisted().values().stream().mapToLong(Long::longValue).sum();
+                    unlisted += more;
+                    lines.add("[REPAIRED] " + table.table().describe() + ": " + rows(rows.size())
+                            + " written from the source, " + rows(tableRemoved) + " removed"
+                            + (more > 0 ? "; " + more + " more differing keys were not listed (--max-keys)" : ""));
                 }
-                Map<List<String>, List<String>> rows = sourceRows.get(i);
-                List<List<String>> absent = keys(table).stream().filter(key -> !rows.containsKey(key)).toList();
-                long tableRemoved = write(targetConnection, table.table().copy(), rows, absent);
-                written += rows.size();
-                removed += tableRemoved;
-                long more = table.unlisted().values().stream().mapToLong(Long::longValue).sum();
-                unlisted += more;
-                lines.add("[REPAIRED] " + table.table().describe() + ": " + rows(rows.size())
-                        + " written from the source, "
-                        + rows(tableRemoved) + " removed" + (more > 0 ? "; " + more
-                        + " more differing keys were not listed (--max-keys)" : ""));
+                sink.flush();
+                sink.awaitApplied();
             }
-            targetConnection.commit();
+            lock.commit();
             lines.add("pgsink repair: " + rows(written) + " written, " + rows(removed)
                     + " removed, as of source " + SinkProgress.text(sourceLsn)
                     + (unlisted > 0 ? "; " + unlisted
@@ -116,6 +184,12 @@ public final class Repairer
         catch (SQLException e) {
             throw SqlFailures.translate(e, "Cannot repair the differing keys (nothing was changed)");
         }
+    }
+
+    /** {@code connector}'s connections, waiting at most {@link #LOCK_TIMEOUT} for a lock. */
+    private static TargetConnector bounded(TargetConnector connector)
+    {
+        return () -> Verifier.withSession(connector.connect(), "SET lock_timeout = '" + LOCK_TIMEOUT + "'");
     }
 
     private static String rows(long count)
@@ -128,27 +202,53 @@ public final class Repairer
         return table.listed().stream().map(Difference::key).toList();
     }
 
-    /** The source's rows of {@code keys}: each copied column's text by key; keys the source lacks absent. */
-    private static Map<List<String>, List<String>> readSource(Connection source, RowCopy copy, List<List<String>> keys)
+    /** A delete's old row: the key's values (as text) in the key columns, the rest null. */
+    private static Object[] keyRow(TableSchema schema, List<String> key)
+    {
+        Object[] row = new Object[schema.columnCount()];
+        for (int i = 0; i < schema.keyColumnCount(); i++) {
+            row[schema.keyIndex(i)] = key.get(i);
+        }
+        return row;
+    }
+
+    /**
+     * The source's rows of {@code keys}, each a row of the source's schema with every value as its text
+     * (null for SQL NULL), by key; keys the source lacks absent.
+     */
+    private static Map<List<String>, Object[]> readSource(Connection source, TablePair table, List<List<String>> keys)
             throws SQLException
     {
-        Map<List<String>, List<String>> rows = new HashMap<>();
-        int keyColumns = copy.source().keyColumns().size();
+        ComparedSide side = table.source();
+        TableSchema schema = table.schema();
+        StringJoiner columns = new StringJoiner(", ");
+        for (ColumnSchema column : schema.columns()) {
+            columns.add(ComparedSide.text(column.name()));
+        }
+        Map<List<String>, Object[]> rows = new HashMap<>();
+        int keyColumns = side.keyColumns().size();
         for (int from = 0; from < keys.size(); from += BATCH) {
             List<List<String>> batch = keys.subList(from, Math.min(keys.size(), from + BATCH));
-            try (PreparedStatement statement = source.prepareStatement(copy.readSource(batch.size()))) {
-                bindKeys(statement, batch);
+            String query = "SELECT " + side.keyText() + ", " + columns + " FROM " + side.qualified() + " WHERE "
+                    + side.keyIn(batch.size());
+            try (PreparedStatement statement = source.prepareStatement(query)) {
+                int index = 1;
+                for (List<String> key : batch) {
+                    for (String value : key) {
+                        statement.setString(index++, value);
+                    }
+                }
                 try (ResultSet result = statement.executeQuery()) {
                     while (result.next()) {
-                        List<String> key = new ArrayList<>();
+                        List<String> key = new ArrayList<>(keyColumns);
                         for (int i = 1; i <= keyColumns; i++) {
                             key.add(result.getString(i));
                         }
-                        List<String> values = new ArrayList<>();
-                        for (int i = 0; i < copy.sourceColumns().size(); i++) {
-                            values.add(result.getString(keyColumns + 1 + i));
+                        Object[] row = new Object[schema.columnCount()];
+                        for (int i = 0; i < row.length; i++) {
+                            row[i] = result.getString(keyColumns + 1 + i);
                         }
-                        rows.put(key, values);
+                        rows.put(key, row);
                     }
                 }
             }
@@ -157,57 +257,34 @@ public final class Repairer
     }
 
     /**
-     * Deletes and inserts the rows the source has, removes the keys it lacks; returns how many target rows
-     * were removed.
+     * The repair's batches without positions: what the repair writes is no progress of the stream, whose
+     * stored position stays where the service left it.
      */
-    private static long write(Connection target, RowCopy copy, Map<List<String>, List<String>> rows,
-            List<List<String>> absent)
-            throws SQLException
+    private record Unpositioned(MergeApplier applier)
+            implements BatchApplier
     {
-        List<List<String>> present = new ArrayList<>(rows.keySet());
-        for (int from = 0; from < present.size(); from += BATCH) {
-            List<List<String>> batch = present.subList(from, Math.min(present.size(), from + BATCH));
-            try (PreparedStatement delete = target.prepareStatement(copy.deleteTarget(batch.size()))) {
-                bindKeys(delete, batch);
-                delete.executeUpdate();
-            }
+        @Override
+        public void apply(Batch batch)
+        {
+            applier.apply(new Batch(batch.tables(), Map.of(), batch.events(), batch.rejected()));
         }
-        if (!present.isEmpty()) {
-            try (PreparedStatement insert = target.prepareStatement(copy.insertTarget())) {
-                for (List<String> key : present) {
-                    List<String> values = rows.get(key);
-                    for (int i = 0; i < values.size(); i++) {
-                        if (values.get(i) == null) {
-                            insert.setNull(i + 1, Types.VARCHAR);
-                        }
-                        else {
-                            insert.setString(i + 1, values.get(i));
-                        }
-                    }
-                    insert.addBatch();
-                }
-                insert.executeBatch();
-            }
-        }
-        long removed = 0;
-        for (int from = 0; from < absent.size(); from += BATCH) {
-            List<List<String>> batch = absent.subList(from, Math.min(absent.size(), from + BATCH));
-            try (PreparedStatement remove = target.prepareStatement(copy.removeTarget(batch.size()))) {
-                bindKeys(remove, batch);
-                removed += remove.executeUpdate();
-            }
-        }
-        return removed;
-    }
 
-    private static void bindKeys(PreparedStatement statement, List<List<String>> keys)
-            throws SQLException
-    {
-        int index = 1;
-        for (List<String> key : keys) {
-            for (String value : key) {
-                statement.setString(index++, value);
-            }
+        @Override
+        public boolean appendsHistory(TableId table)
+        {
+            return applier.appendsHistory(table);
+        }
+
+        @Override
+        public Map<String, SourcePosition> committedPositions()
+        {
+            return Map.of();
+        }
+
+        @Override
+        public void close()
+        {
+            // the repair closes the applier
         }
     }
 }

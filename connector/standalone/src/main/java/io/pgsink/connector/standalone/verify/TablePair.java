@@ -1,8 +1,9 @@
 package io.pgsink.connector.standalone.verify;
 
+import io.pgsink.core.change.TableSchema;
+
 import io.pgsink.core.change.TableId;
 import io.pgsink.merge.verify.ComparedSide;
-import io.pgsink.merge.verify.RowCopy;
 
 import java.util.List;
 
@@ -13,16 +14,17 @@ import static java.util.Objects.requireNonNull;
  * the sink writes, under their target names on the target side, keyed by the source's primary key.
  *
  * @param keyNames the key's column names on the target, for reports
- * @param copy how {@code pgsink repair} copies rows of given keys from the source to the target
+ * @param schema the source table's row shape, as the service's changes carry it (every column, in
+ *         the source's order, before column selection)
  */
-record TablePair(ComparedSide source, ComparedSide target, List<String> keyNames, RowCopy copy)
+record TablePair(ComparedSide source, ComparedSide target, List<String> keyNames, TableSchema schema)
 {
     TablePair
     {
+        requireNonNull(schema, "schema is null");
         requireNonNull(source, "source is null");
         requireNonNull(target, "target is null");
         keyNames = List.copyOf(keyNames);
-        requireNonNull(copy, "copy is null");
     }
 
     TableId sourceTable()

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
@@ -11,6 +12,8 @@ import static java.util.Objects.requireNonNull;
  * What the comparison of one table found so far: rows and chunks compared, and the keys that
  * differ. At most {@code maxKeys} keys are kept (to list and re-check); beyond, keys are only
  * counted, so that a table of any size fits in memory.
+ *
+ * It also follows the comparison's progress, for the log of long runs.
  *
  * <p>Thread-safe: the workers comparing its chunks add to it concurrently.
  */
@@ -24,11 +27,47 @@ final class TableResult
     private long differingChunks;
     private final List<Difference> kept = new ArrayList<>();
     private final Map<Difference.Kind, Long> unkept = new EnumMap<>(Difference.Kind.class);
+    private int ranges;
+    private int rangesDone;
+    private long startNanos;
+    private long reportedNanos;
 
     TableResult(TablePair table, int maxKeys)
     {
         this.table = requireNonNull(table, "table is null");
         this.maxKeys = maxKeys;
+    }
+
+    /** The table's comparison starts at {@code nanos}. */
+    synchronized void started(long nanos)
+    {
+        this.startNanos = nanos;
+        this.reportedNanos = nanos;
+    }
+
+    /** The table is cut into {@code ranges} key ranges (until then, their number is unknown). */
+    synchronized void cut(int ranges)
+    {
+        this.ranges = ranges;
+    }
+
+    /**
+     * One more of its key ranges is compared, at {@code nanos}; returns a progress line when the table
+     * is done, or when the last one is at least {@code interval} nanoseconds old.
+     */
+    synchronized Optional<String> rangeDone(long nanos, long interval)
+    {
+        rangesDone++;
+        boolean done = rangesDone == ranges;
+        if (!done && nanos - reportedNanos < interval) {
+            return Optional.empty();
+        }
+        reportedNanos = nanos;
+        long differing = kept.size() + unkept.values().stream().mapToLong(Long::longValue).sum();
+        return Optional.of(table.describe() + ": " + (done ? "compared " : "")
+                + rangesDone + "/" + (ranges == 0 ? "?" : ranges) + " key ranges, " + sourceRows + " source rows, "
+                + targetRows + " target rows, " + differing + " differing keys (before re-checking) in "
+                + (nanos - startNanos) / 1_000_000 + " ms");
     }
 
     TablePair table()

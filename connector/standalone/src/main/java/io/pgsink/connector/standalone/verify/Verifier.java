@@ -4,6 +4,7 @@ import io.pgsink.connector.standalone.load.LoadSettings;
 import io.pgsink.copy.sql.SqlFailures;
 import io.pgsink.core.error.SinkException;
 import io.pgsink.merge.session.TargetConnector;
+import io.pgsink.merge.verify.ChunkHash;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,12 +14,13 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 import static java.util.Objects.requireNonNull;
 
@@ -27,7 +29,7 @@ import static java.util.Objects.requireNonNull;
  * target table by key ranges. The source's keys, in key order, are cut into ranges of
  * {@link VerifyOptions#chunkRows} rows (the boundaries read with a keyset cursor, and reused on the
  * target); {@link VerifyOptions#parallelism} workers, each with a source and a target connection,
- * compare the ranges ({@link ChunkComparer}); then the differing keys are re-checked
+ * compare the ranges ({@link ChunkComparer}) as soon as they are cut; then the differing keys are re-checked
  * ({@link Recheck}), so that a key that only differed because the sink had not applied the latest
  * changes yet is not reported. Reads only, on both sides.
  *
@@ -36,6 +38,8 @@ import static java.util.Objects.requireNonNull;
 public final class Verifier
 {
     private static final Logger log = LoggerFactory.getLogger(Verifier.class);
+    private static final long PROGRESS_INTERVAL_NANOS = 10_000_000_000L;
+    private static final int QUEUED_RANGES = 64;
 
     private final LoadSettings settings;
     private final TargetConnector target;
@@ -57,48 +61,36 @@ public final class Verifier
     {
         long start = System.nanoTime();
         List<TableResult> results = new ArrayList<>();
-        Queue<KeyRange> ranges = new ConcurrentLinkedQueue<>();
         try (Connection source = connectSource(); Connection targetConnection = connectTarget()) {
+            ChunkHash hash = ChunkHash.common(source, targetConnection);
             targetConnection.setAutoCommit(false);
-            for (TablePair pair : VerifyPlanner.plan(source, targetConnection, settings)) {
-                TableResult result = new TableResult(pair, options.maxKeys());
-                results.add(result);
-                ranges.addAll(ranges(source, pair));
-            }
+            List<TablePair> pairs = VerifyPlanner.plan(source, targetConnection, settings);
             targetConnection.setAutoCommit(true);
+            log.info("{} - verifying {} table(s) in key ranges of up to {} rows, parallelism {}, chunk hash {}"
+                    + " (planned in {} ms)", settings.sink().sinkName(), pairs.size(), options.chunkRows(),
+                    options.parallelism(), hash, (System.nanoTime() - start) / 1_000_000);
+            for (TablePair pair : pairs) {
+                results.add(new TableResult(pair, options.maxKeys()));
+            }
+            compare(source, results, hash);
         }
         catch (SQLException e) {
             throw SqlFailures.translate(e, "Cannot read the captured tables to verify");
         }
-        log.info("{} - verifying {} table(s) in {} key range(s) of up to {} rows, parallelism {}",
-                settings.sink().sinkName(),
-                results.size(), ranges.size(), options.chunkRows(), options.parallelism());
-        compare(ranges, results);
         String recheck = new Recheck(settings, target, options).run(results);
         List<TableReport> reports = results.stream().map(TableResult::report).toList();
         return new VerifyReport(reports, (System.nanoTime() - start) / 1_000_000, recheck);
     }
 
-    /** The source's keys cut into ranges: a boundary every {@code chunkRows} keys, the last range open. */
-    private List<KeyRange> ranges(Connection source, TablePair pair)
-            throws SQLException
+    /**
+     * Cuts the tables into key ranges on this thread while the workers already compare the ranges
+     * cut so far: the cut (an index scan of the source's keys) overlaps the comparison.
+     */
+    private void compare(Connection source, List<TableResult> results, ChunkHash hash)
+            throws InterruptedException, SQLException
     {
-        List<KeyRange> ranges = new ArrayList<>();
-        Optional<List<String>> lower = Optional.empty();
-        while (true) {
-            Optional<List<String>> upper = ChunkComparer.nextBoundary(source, pair.source(), lower, Optional.empty(),
-                    options.chunkRows() - 1);
-            ranges.add(new KeyRange(pair, lower, upper));
-            if (upper.isEmpty()) {
-                return ranges;
-            }
-            lower = upper;
-        }
-    }
-
-    private void compare(Queue<KeyRange> ranges, List<TableResult> results)
-            throws InterruptedException
-    {
+        // bounded, so that a table of any size is cut no further ahead than the workers compare
+        BlockingQueue<Optional<Task>> tasks = new LinkedBlockingQueue<>(QUEUED_RANGES);
         ExecutorService workers = Executors.newFixedThreadPool(options.parallelism(), runnable -> {
             Thread thread = new Thread(runnable, "pgsink-verify");
             thread.setDaemon(true);
@@ -108,16 +100,25 @@ public final class Verifier
             List<Future<Void>> futures = new ArrayList<>();
             for (int i = 0; i < options.parallelism(); i++) {
                 futures.add(workers.submit(() -> {
-                    work(ranges, results);
+                    work(tasks, hash);
                     return null;
                 }));
+            }
+            boolean cut = true;
+            for (TableResult result : results) {
+                cut = cut && cut(source, result, tasks, futures);
+            }
+            if (cut) {
+                for (int i = 0; i < options.parallelism(); i++) {
+                    tasks.put(Optional.empty());
+                }
             }
             for (Future<Void> future : futures) {
                 try {
                     future.get();
                 }
                 catch (ExecutionException e) {
-                    ranges.clear();
+                    tasks.clear();
                     if (e.getCause() instanceof RuntimeException runtime) {
                         throw runtime;
                     }
@@ -130,24 +131,72 @@ public final class Verifier
         }
     }
 
-    private void work(Queue<KeyRange> ranges, List<TableResult> results)
+    /**
+     * Queues the source's keys of a table cut into ranges: a boundary every {@code chunkRows} keys, the
+     * last range open. Returns false, having stopped, when a worker ended (a worker ends early only
+     * when it fails).
+     */
+    private boolean cut(Connection source, TableResult result, BlockingQueue<Optional<Task>> tasks,
+            List<Future<Void>> workers)
+            throws SQLException, InterruptedException
     {
-        KeyRange range = null;
+        TablePair pair = result.table();
+        result.started(System.nanoTime());
+        Optional<List<String>> lower = Optional.empty();
+        int ranges = 0;
+        while (true) {
+            Optional<List<String>> upper = ChunkComparer.nextBoundary(source, pair.source(), lower, Optional.empty(),
+                    options.chunkRows() - 1);
+            ranges++;
+            if (upper.isEmpty()) {
+                // before the last range is queued, so that its worker knows it is the last
+                result.cut(ranges);
+            }
+            Optional<Task> task = Optional.of(new Task(new KeyRange(pair, lower, upper), result));
+            while (!tasks.offer(task, 100, TimeUnit.MILLISECONDS)) {
+                if (workers.stream().anyMatch(Future::isDone)) {
+                    return false;
+                }
+            }
+            if (upper.isEmpty()) {
+                return true;
+            }
+            lower = upper;
+        }
+    }
+
+    private void work(BlockingQueue<Optional<Task>> tasks, ChunkHash hash)
+            throws InterruptedException
+    {
+        Task task = null;
+        ExecutorService targetThread = Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "pgsink-verify-target");
+            thread.setDaemon(true);
+            return thread;
+        });
         try (Connection source = connectSource(); Connection targetConnection = connectTarget()) {
-            ChunkComparer comparer = new ChunkComparer(source, targetConnection, options.chunkRows());
-            while ((range = ranges.poll()) != null) {
-                KeyRange current = range;
-                TableResult result = results.stream().filter(each -> each.table() == current.table()).findFirst()
-                        .orElseThrow();
-                comparer.compare(range, result);
+            ChunkComparer comparer = new ChunkComparer(source, targetConnection, options.chunkRows(), hash,
+                    targetThread);
+            Optional<Task> next;
+            while ((next = tasks.take()).isPresent()) {
+                task = next.get();
+                comparer.compare(task.range(), task.result());
+                task.result().rangeDone(System.nanoTime(), PROGRESS_INTERVAL_NANOS)
+                        .ifPresent(line -> log.info("{} - {}", settings.sink().sinkName(), line));
             }
         }
         catch (SQLException e) {
-            throw SqlFailures.translate(e, range == null
+            throw SqlFailures.translate(e, task == null
                     ? "Cannot connect to verify"
-                    : "Cannot compare " + range.table().describe());
+                    : "Cannot compare " + task.range().table().describe());
+        }
+        finally {
+            targetThread.shutdownNow();
         }
     }
+
+    /** A key range to compare, and where its result goes. */
+    private record Task(KeyRange range, TableResult result) {}
 
     Connection connectSource()
             throws SQLException
@@ -165,8 +214,15 @@ public final class Verifier
     static Connection settled(Connection connection)
             throws SQLException
     {
+        return withSession(connection, LoadSettings.SESSION_SETTINGS.split("; "));
+    }
+
+    /** Runs {@code statements} on {@code connection}; closes it when one fails. */
+    static Connection withSession(Connection connection, String... statements)
+            throws SQLException
+    {
         try (Statement statement = connection.createStatement()) {
-            for (String setting : LoadSettings.SESSION_SETTINGS.split("; ")) {
+            for (String setting : statements) {
                 statement.execute(setting);
             }
         }

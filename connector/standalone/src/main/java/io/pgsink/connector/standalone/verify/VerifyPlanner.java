@@ -15,7 +15,6 @@ import io.pgsink.merge.schema.LoadTargets;
 import io.pgsink.merge.table.TargetColumn;
 import io.pgsink.merge.table.TargetTable;
 import io.pgsink.merge.verify.ComparedSide;
-import io.pgsink.merge.verify.RowCopy;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -85,9 +84,6 @@ final class VerifyPlanner
         TableSchema written = projection.target();
         List<String> sourceValues = new ArrayList<>();
         List<String> targetValues = new ArrayList<>();
-        List<String> sourceColumns = new ArrayList<>();
-        List<String> targetColumns = new ArrayList<>();
-        List<String> targetTypes = new ArrayList<>();
         int before = problems.size();
         for (int i = 0; i < written.columnCount(); i++) {
             ColumnSchema column = written.columns().get(i);
@@ -104,9 +100,6 @@ final class VerifyPlanner
                     ? ComparedSide.text(sourceColumn)
                     : ComparedSide.textAs(sourceColumn, targetType));
             targetValues.add(ComparedSide.text(column.name()));
-            sourceColumns.add(sourceColumn);
-            targetColumns.add(column.name());
-            targetTypes.add(targetType);
         }
         List<String> sourceKeyTypes = new ArrayList<>();
         List<String> targetKeyTypes = new ArrayList<>();
@@ -122,31 +115,7 @@ final class VerifyPlanner
                 sourceValues, "");
         ComparedSide targetSide = new ComparedSide(target.id(), written.keyColumns(), targetKeyTypes, targetValues,
                 visibleRows(metadata));
-        RowCopy copy = new RowCopy(sourceSide, targetSide, sourceColumns, targetColumns, targetTypes,
-                markDeleted(metadata));
-        return Optional.of(new TablePair(sourceSide, targetSide, written.keyColumns(), copy));
-    }
-
-    /**
-     * With soft deletes, what a streamed delete sets (deleted flag, deleted timestamp, operation); empty for
-     * hard deletes.
-     */
-    private static String markDeleted(ChangeMetadata metadata)
-    {
-        if (!metadata.softDeletes()) {
-            return "";
-        }
-        List<String> assignments = new ArrayList<>();
-        for (ChangeMetadata.Column column : metadata.columns()) {
-            switch (column.kind()) {
-                case DELETED_FLAG -> assignments.add(quote(column.name()) + " = true");
-                case DELETED_TIMESTAMP -> assignments.add(quote(column.name()) + " = now()");
-                case OPERATION -> assignments.add(quote(column.name()) + " = 'd'");
-                case SOURCE_TIMESTAMP, SOURCE_POSITION, APPLIED_TIMESTAMP -> {
-                }
-            }
-        }
-        return String.join(", ", assignments);
+        return Optional.of(new TablePair(sourceSide, targetSide, written.keyColumns(), schema));
     }
 
     /** With soft deletes, the target rows not marked deleted. */

@@ -109,7 +109,7 @@ class DistributionIT
         String jar = unpacked.resolve(BASE + "lib/pgsink.jar").toString();
         // JAVA names the runtime; echo shows the command line the launcher builds
         assertThat(launch(Map.of("JAVA", "echo"), "run", "--config", "x.properties").output().strip())
-                .isEqualTo("-Xmx512m -jar " + jar + " run --config x.properties");
+                .isEqualTo("-Xms512m -Xmx512m -Xmn256m -jar " + jar + " run --config x.properties");
         assertThat(launch(Map.of("JAVA", "echo", "JAVA_OPTS", "-Xmx256m -Dx=y"), "--help").output().strip())
                 .isEqualTo("-Xmx256m -Dx=y -jar " + jar + " --help");
         assertThat(launch(Map.of("JAVA", "echo", "JAVA_OPTS", "-XX:MaxRAMPercentage=75"), "--help").output().strip())

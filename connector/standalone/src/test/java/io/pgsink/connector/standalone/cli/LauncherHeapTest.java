@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The {@code pgsink} launcher at the repository root (through the distribution's {@code bin/pgsink})
  * gives {@code run} a heap sized from
- * {@code buffer.max.bytes} (4 x it + 256 MiB, at least 512 MiB) unless {@code JAVA_OPTS} sets one.
+ * {@code buffer.max.bytes} (4 x it + 256 MiB, at least 512 MiB; as initial heap too, half of it young) unless
+ * {@code JAVA_OPTS} sets one.
  * The script runs from a copy beside a placeholder jar (so it builds nothing), with a stand-in
  * {@code java} that prints its arguments.
  */
@@ -67,17 +68,22 @@ class LauncherHeapTest
 
         String runJar = " -jar " + jar + " run";
         // 4 x 256 MiB + 256 MiB
-        assertThat(javaArguments(root, Map.of(), "run", "--config", big.toString())).isEqualTo("-Xmx1280m" + runJar
-                + " --config " + big);
-        assertThat(javaArguments(root, Map.of(), "run", "-c", big.toString())).isEqualTo("-Xmx1280m" + runJar + " -c "
-                + big);
+        assertThat(javaArguments(root, Map.of(), "run", "--config", big.toString()))
+                .isEqualTo("-Xms1280m -Xmx1280m -Xmn640m" + runJar + " --config " + big);
+        assertThat(javaArguments(root, Map.of(), "run", "-c", big.toString())).isEqualTo("-Xms1280m -Xmx1280m -Xmn640m"
+                + runJar + " -c " + big);
         // the default 64 MiB buffer, and a small one, get the 512 MiB floor
-        assertThat(javaArguments(root, Map.of(), "run", "--config=" + unset)).isEqualTo("-Xmx512m" + runJar
-                + " --config=" + unset);
-        assertThat(javaArguments(root, Map.of(), "run", "--config", small.toString())).startsWith("-Xmx512m ");
+        assertThat(javaArguments(root, Map.of(), "run", "--config=" + unset)).isEqualTo("-Xms512m -Xmx512m -Xmn256m"
+                + runJar + " --config=" + unset);
+        assertThat(javaArguments(root, Map.of(), "run", "--config", small.toString())).startsWith("-Xms512m -Xmx512m ");
         // the environment overrides the file, as for the service itself
         assertThat(javaArguments(root, Map.of("PGSINK_BUFFER_MAX_BYTES", "1073741824"), "run", "--config",
-                big.toString())).startsWith("-Xmx4352m ");
+                big.toString())).startsWith("-Xms4352m -Xmx4352m -Xmn2176m ");
+        // a young generation or an initial heap of the user's wins over the launcher's
+        assertThat(javaArguments(root, Map.of("JAVA_OPTS", "-Xmn100m"), "run", "--config",
+                big.toString())).startsWith("-Xmn100m -Xms1280m -Xmx1280m -jar ");
+        assertThat(javaArguments(root, Map.of("JAVA_OPTS", "-Xms256m"), "run", "--config",
+                big.toString())).startsWith("-Xms256m -Xmx1280m -Xmn640m -jar ");
         // a heap of the user's is left alone; other commands get the JVM's default
         assertThat(javaArguments(root, Map.of("JAVA_OPTS", "-Xmx2g"), "run", "--config",
                 big.toString())).isEqualTo("-Xmx2g" + runJar + " --config " + big);

@@ -53,14 +53,25 @@ public record TestingCommand(int exitCode, String out, String err)
     public static Process startProcess(Path config, Path out, Path err, String... jvmOptions)
             throws IOException
     {
+        return startCommand(out, err, List.of(jvmOptions), List.of("run", "--config", config.toString()));
+    }
+
+    /**
+     * {@code pgsink ARGUMENTS} as its own JVM from the runnable jar, with {@code jvmOptions}; standard output
+     * to {@code out}, standard error to {@code err} (the same file for both when equal).
+     */
+    static Process startCommand(Path out, Path err, List<String> jvmOptions, List<String> arguments)
+            throws IOException
+    {
         Path jar = Path.of(System.getProperty("pgsink.jar", "target/pgsink.jar"));
         if (!Files.exists(jar)) {
             throw new IllegalStateException("the runnable jar " + jar + " is missing: mvn package builds it");
         }
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
-        command.addAll(List.of(jvmOptions));
-        command.addAll(List.of("-jar", jar.toString(), "run", "--config", config.toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar.toString()));
+        command.addAll(arguments);
         ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile());
         if (out.equals(err)) {
             builder.redirectErrorStream(true);

@@ -1,5 +1,7 @@
 package io.pgsink.connector.standalone.cli;
 
+import io.pgsink.connector.standalone.service.ServiceProcess;
+
 import io.pgsink.connector.standalone.service.TestingPipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -15,11 +17,16 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -258,19 +265,192 @@ class VerifyCommandIT
                 divergeByHand();
                 workload.awaitMore(20);
 
-                TestingCommand repair = pgsink("repair", properties, "--catch-up-timeout-ms", "60000");
-
-                assertThat(repair.exitCode()).as(repair.out() + repair.err()).isZero();
-                assertThat(repair.out()).contains("pgsink repair: 5 rows written, 1 row removed");
-                workload.awaitMore(20);
-                TestingCommand verify = verify(properties, "--catch-up-timeout-ms", "60000");
-                assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
-                running.assertRunning();
+                repairThenVerifyClean(properties, workload, running);
             }
             // the stream applies on top of the repair: once quiet, the tables are equal
             awaitEqual(running, ORDERS);
             awaitEqual(running, ITEMS);
         }
+    }
+
+    /**
+     * Repair applies through the service's path: metadata columns and soft-delete columns are written as a
+     * streamed change writes them, TOASTed values whole, and the stored position and writer generation stay.
+     */
+    @Test
+    void repairAppliesLikeTheServiceWithMetadataAndSoftDeletes()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        properties.put("delete.mode", "soft");
+        properties.put("delete.flag.column", "_deleted");
+        properties.put("delete.timestamp.column", "_deleted_at");
+        properties.put("metadata.operation.column", "_op");
+        properties.put("metadata.source.position.column", "_position");
+        properties.put("metadata.applied.timestamp.column", "_applied");
+        String orders = "SELECT id, status, amount, note FROM public.orders ORDER BY id";
+        try (RunningService running = RunningService.start(properties)) {
+            awaitEqual(running, orders);
+            awaitEqual(running, "SELECT \"Order\", line, sku FROM public.items ORDER BY 1, 2");
+        }
+        String state = "SELECT * FROM public.pgsink_offsets WHERE sink_name = '" + sinkName + "' ORDER BY 1, 2";
+        List<List<String>> stored = target.query(state);
+        target.execute(
+                "UPDATE public.orders SET status = 'changed' WHERE id = 1010",
+                "UPDATE public.orders SET note = overlay(note placing 'X' from 5000 for 1) WHERE id = 30",
+                "DELETE FROM public.orders WHERE id = 1500",
+                "UPDATE public.orders SET _deleted = true WHERE id = 200",
+                "INSERT INTO public.orders (id, status, _deleted) VALUES (99999, 'extra', false)");
+
+        TestingCommand repair = pgsink("repair", properties);
+
+        assertThat(repair.exitCode()).as(repair.out() + repair.err()).isZero();
+        assertThat(repair.out())
+                .contains("[REPAIRED] \"public\".\"orders\": 4 rows written from the source, 1 row removed")
+                .contains("pgsink repair: 4 rows written, 1 row removed, as of source ");
+        String lsn = repair.out().replaceAll("(?s).*as of source ([0-9A-F]+/[0-9A-F]+).*", "$1");
+        String repaired = "SELECT id, status, amount, md5(note) FROM public.orders"
+                + " WHERE id IN (30, 200, 1010, 1500) ORDER BY id";
+        assertThat(target.query(repaired)).isEqualTo(source.query(repaired));
+        assertThat(target.query("SELECT id, _deleted, _deleted_at IS NULL, _op, _position, _applied IS NOT NULL"
+                + " FROM public.orders WHERE id IN (30, 200, 1010, 1500, 99999) ORDER BY id"))
+                .containsExactly(List.of("30", "f", "t", "u", lsn, "t"), List.of("200", "f", "t", "u", lsn, "t"),
+                        List.of("1010", "f", "t", "u", lsn, "t"), List.of("1500", "f", "t", "u", lsn, "t"),
+                        List.of("99999", "t", "f", "d", lsn, "t"));
+        assertThat(target.query(state)).as("stored positions and writer generations").isEqualTo(stored);
+        TestingCommand verify = verify(properties);
+        assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+    }
+
+    /**
+     * A repair killed with SIGKILL while its apply is under way (it waits for a target row this test holds) loses
+     * nothing: none of its writes commits, the service's flushes it held back go on, and a repair run again
+     * leaves the tables equal.
+     */
+    @Test
+    void repairKilledMidwayLosesNothing()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        Path config = TestingCommand.configFile(directory.resolve("repair.properties"), properties);
+        String position = "SELECT source_offset FROM public.pgsink_offsets WHERE sink_name = '" + sinkName + "'";
+        try (RunningService running = RunningService.start(properties)) {
+            try (LiveWorkload workload = new LiveWorkload(source)) {
+                awaitStreaming(running);
+                divergeByHand();
+                List<List<String>> held;
+                try (Connection holder = target.connect()) {
+                    holder.setAutoCommit(false);
+                    long holderPid = holdRow(holder, 1010);
+                    Path log = directory.resolve("repair.log");
+                    Process repair = TestingCommand.startCommand(log, log, List.of("-Xmx256m"), List.of("repair",
+                            "--config", config.toString(), "--chunk-rows", "1000", "--catch-up-timeout-ms", "60000"));
+                    try {
+                        ServiceProcess.awaitProgress(repair, log, "the repair to apply, waiting for the held row",
+                                CATCH_UP, () -> assertThat(blockedBy(holderPid)).isEqualTo(1));
+                        held = target.query(position);
+                        repair.destroyForcibly();
+                        assertThat(repair.waitFor()).isEqualTo(137);
+                    }
+                    finally {
+                        repair.destroyForcibly();
+                    }
+                    holder.rollback();
+                }
+                // the service's flushes, held by the killed repair's lock, go on
+                RunningService.await("the stored position to move on", CATCH_UP,
+                        () -> assertThat(target.query(position)).isNotEqualTo(held));
+                assertThat(target.query("SELECT status FROM public.orders WHERE id = 1010"))
+                        .as("nothing of the killed repair committed").containsExactly(List.of("changed"));
+
+                repairThenVerifyClean(properties, workload, running);
+            }
+            awaitEqual(running, ORDERS);
+            awaitEqual(running, ITEMS);
+        }
+    }
+
+    /**
+     * The race of a repair with the running service: a source change of a repaired key, committed after the
+     * repair read the key, waits in the service until the repair committed, and lands on top of it (without
+     * the repair's lock on the sink's offsets rows, the repair could write its older row over it).
+     */
+    @Test
+    void changesDuringARepairLandAfterIt()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        try (RunningService running = RunningService.start(properties)) {
+            awaitEqual(running, ORDERS);
+            awaitEqual(running, ITEMS);
+            target.execute("UPDATE public.orders SET status = 'changed' WHERE id = 1010");
+            CompletableFuture<TestingCommand> repair;
+            try (Connection holder = target.connect()) {
+                holder.setAutoCommit(false);
+                long holderPid = holdRow(holder, 1010);
+                repair = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return pgsink("repair", properties, "--catch-up-timeout-ms", "60000");
+                    }
+                    catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                RunningService.await("the repair to apply, waiting for the held row", CATCH_UP,
+                        () -> assertThat(blockedBy(holderPid)).isEqualTo(1));
+                source.execute("UPDATE public.orders SET status = 'after the repair read' WHERE id = 1010");
+                RunningService.await("the service's flush to wait for the repair", CATCH_UP, () -> {
+                    running.assertRunning();
+                    assertThat(target.query("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                            + " AND datname = current_database()")).containsExactly(List.of("2"));
+                });
+                holder.rollback();
+            }
+            TestingCommand repaired = repair.get(CATCH_UP.toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(repaired.exitCode()).as(repaired.out() + repaired.err()).isZero();
+            assertThat(repaired.out()).contains("pgsink repair: 1 row written, 0 rows removed");
+            RunningService.await("the service's change on top of the repair", CATCH_UP,
+                    () -> assertThat(target.query("SELECT status FROM public.orders WHERE id = 1010"))
+                            .containsExactly(List.of("after the repair read")));
+            TestingCommand verify = verify(properties, "--catch-up-timeout-ms", "60000");
+            assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+            running.assertRunning();
+        }
+    }
+
+    /** Repairs {@link #divergeByHand}'s keys under the live workload, then verifies: clean. */
+    private void repairThenVerifyClean(Map<String, String> properties, LiveWorkload workload, RunningService running)
+            throws Exception
+    {
+        TestingCommand repair = pgsink("repair", properties, "--catch-up-timeout-ms", "60000");
+
+        assertThat(repair.exitCode()).as(repair.out() + repair.err()).isZero();
+        assertThat(repair.out()).contains("pgsink repair: 5 rows written, 1 row removed");
+        workload.awaitMore(20);
+        TestingCommand verify = verify(properties, "--catch-up-timeout-ms", "60000");
+        assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+        running.assertRunning();
+    }
+
+    /** Locks the target row of order {@code id} in {@code holder}'s transaction; returns the holder's backend pid. */
+    private static long holdRow(Connection holder, long id)
+            throws Exception
+    {
+        try (Statement statement = holder.createStatement()) {
+            statement.executeQuery("SELECT 1 FROM public.orders WHERE id = " + id + " FOR UPDATE").close();
+            try (ResultSet pid = statement.executeQuery("SELECT pg_backend_pid()")) {
+                pid.next();
+                return pid.getLong(1);
+            }
+        }
+    }
+
+    /** How many target sessions wait for a lock that backend {@code pid} holds. */
+    private int blockedBy(long pid)
+            throws Exception
+    {
+        return Integer.parseInt(target.query("SELECT count(*) FROM pg_stat_activity WHERE " + pid
+                + " = ANY(pg_blocking_pids(pid))").get(0).get(0));
     }
 
     /**
@@ -346,7 +526,9 @@ class VerifyCommandIT
         TestingCommand repair = pgsink("repair", properties);
         assertThat(repair.out()).as(repair.out()
                 + repair.err()).contains("pgsink repair: 1 row written, 0 rows removed");
-        assertThat(target.query("SELECT state FROM public.copy_orders WHERE id = 7")).containsExactly(List.of("new"));
+        // through the service's apply path: the metadata column says what wrote the row
+        assertThat(target.query("SELECT state, _op FROM public.copy_orders WHERE id = 7"))
+                .containsExactly(List.of("new", "u"));
         assertThat(verify(properties).exitCode()).isZero();
     }
 
@@ -381,6 +563,82 @@ class VerifyCommandIT
         assertThat(target.query("SELECT id, _deleted FROM public.orders WHERE id IN (200, 99999) ORDER BY "
                 + "id")).containsExactly(List.of("200", "f"), List.of("99999", "t"));
         assertThat(verify(properties).exitCode()).isZero();
+    }
+
+    /**
+     * A Kafka Connect sink's properties, with the source given apart: its routing, column selection and metadata
+     * columns are taken into account, its Connect keys ignored; a history table or a topic pattern that names no
+     * table is refused.
+     */
+    @Test
+    void kafkaConnectSinkConfiguration()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        properties.put("target.table.name.format", "public.copy_${table}");
+        properties.put("column.exclude.list", "public.orders.amount");
+        properties.put("metadata.operation.column", "_op");
+        try (RunningService running = RunningService.start(properties)) {
+            RunningService.await("the routed tables", CATCH_UP, () -> {
+                running.assertRunning();
+                assertThat(target.query("SELECT count(*) FROM public.copy_orders")).containsExactly(List.of("2500"));
+                assertThat(target.query("SELECT \"Order\", line, sku FROM public.copy_items ORDER BY 1, 2"))
+                        .isEqualTo(source.query(ITEMS));
+            });
+        }
+        Map<String, String> connector = new HashMap<>(target.targetProperties());
+        connector.put("name", sinkName);
+        connector.put("connector.class", "io.pgsink.connector.kafka.PgsinkSinkConnector");
+        connector.put("tasks.max", "2");
+        connector.put("topics", "shop.public.orders,shop.public.items");
+        connector.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        connector.put("value.converter.replace.null.with.default", "false");
+        connector.put("errors.tolerance", "none");
+        connector.put("target.table.name.format", "public.copy_${table}");
+        connector.put("column.exclude.list", "public.orders.amount");
+        connector.put("metadata.operation.column", "_op");
+        String sourceUrl = "jdbc:postgresql://" + source.host() + ":" + source.port() + "/" + source.name()
+                + (source.password() == null ? "" : "?password=" + source.password());
+        List<String> arguments = new ArrayList<>(List.of("--source-url", sourceUrl, "--source-user", source.user(),
+                "--chunk-rows", "1000", "--catch-up-timeout-ms", "1000"));
+        source.execute("UPDATE public.orders SET amount = -1 WHERE id = 8");
+        target.execute("UPDATE public.copy_orders SET status = 'changed' WHERE id = 7",
+                "DELETE FROM public.copy_items WHERE \"Order\" = 80 AND line = 1");
+
+        TestingCommand result = connectorCommand("verify", connector, arguments);
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
+        assertThat(result.out())
+                .contains("[DIFFERS] \"public\".\"orders\" -> \"public\".\"copy_orders\": 1 key differs "
+                        + "(missing 0, extra 0, different 1)")
+                .contains("    different: (id)=(7)\n")
+                .contains("    missing: (Order, line)=(80, 1)")
+                .contains("after their source rows stood still for 1000 ms");
+        TestingCommand repair = connectorCommand("repair", connector, arguments);
+        assertThat(repair.exitCode()).as(repair.out() + repair.err()).isZero();
+        assertThat(connectorCommand("verify", connector, arguments).exitCode()).isZero();
+
+        connector.put("topics.regex", "shop\\..*");
+        connector.remove("topics");
+        TestingCommand pattern = connectorCommand("verify", connector, arguments);
+        assertThat(pattern.exitCode()).isEqualTo(2);
+        assertThat(pattern.err()).contains("topics.regex names no table: name the compared tables with"
+                + " --source-tables");
+        arguments.addAll(List.of("--source-tables", "public.orders,public.items"));
+        connector.put("history.table.include.list", "public.items");
+        connector.put("metadata.source.position.column", "_position");
+        TestingCommand history = connectorCommand("verify", connector, arguments);
+        assertThat(history.exitCode()).isEqualTo(2);
+        assertThat(history.err()).contains("\"public\".\"items\" is a history table");
+    }
+
+    private TestingCommand connectorCommand(String command, Map<String, String> connector, List<String> arguments)
+            throws Exception
+    {
+        List<String> args = new ArrayList<>(List.of(command, "--connector-config",
+                TestingCommand.configFile(directory.resolve("connector.properties"), connector).toString()));
+        args.addAll(arguments);
+        return TestingCommand.run(args.toArray(String[]::new));
     }
 
     @Test

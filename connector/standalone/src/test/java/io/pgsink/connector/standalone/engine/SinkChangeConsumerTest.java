@@ -256,9 +256,10 @@ class SinkChangeConsumerTest
         Sink sink = new Sink()
         {
             @Override
-            public void accept(ChangeEvent event)
+            public Accepted offer(ChangeEvent event)
             {
                 calls.add("accept " + event.operation() + " " + (event.before() != null && event.after() != null ? event.before()[0] + " -> " : "") + id(event) + " at " + event.position().offset());
+                return Accepted.BUFFERED;
             }
 
             @Override

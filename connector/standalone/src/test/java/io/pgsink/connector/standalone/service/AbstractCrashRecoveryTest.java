@@ -86,7 +86,7 @@ abstract class AbstractCrashRecoveryTest
         String sinkName = pipeline.sinkName();
         Path config = writeConfig(directory);
         // kept in the build directory when the test fails: the child JVM's log is the evidence
-        Path log = Path.of(System.getenv().getOrDefault("PGSINK_BUILD_DIRECTORY", directory.toString())).resolve("crash-test-" + seed + ".log");
+        Path log = Path.of(System.getenv().getOrDefault("PGSINK_TEST_BUILD_DIRECTORY", directory.toString())).resolve("crash-test-" + seed + ".log");
         Files.deleteIfExists(log);
 
         AtomicBoolean stop = new AtomicBoolean();

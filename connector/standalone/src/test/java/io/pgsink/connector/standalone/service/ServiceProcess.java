@@ -10,12 +10,12 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The service as its own JVM (the runnable jar), for tests that kill it with SIGKILL. */
-final class ServiceProcess
+public final class ServiceProcess
 {
     private ServiceProcess() {}
 
     /** Starts {@code pgsink run --config config}, appending its output to {@code log}. */
-    static Process start(Path config, Path log)
+    public static Process start(Path config, Path log)
             throws Exception
     {
         Path jar = Path.of(System.getProperty("pgsink.jar", "target/pgsink.jar"));
@@ -29,13 +29,13 @@ final class ServiceProcess
     }
 
     /** Waits until {@code reached} holds, while the process runs. */
-    static void awaitProgress(Process process, Path log, String what, Duration timeout, RunningService.Check reached)
+    public static void awaitProgress(Process process, Path log, String what, Duration timeout, RunningService.Check reached)
     {
         awaitProgress(process, log, what, timeout, Duration.ofMillis(200), reached);
     }
 
     /** As {@link #awaitProgress(Process, Path, String, Duration, RunningService.Check)}, polling every {@code interval}. */
-    static void awaitProgress(Process process, Path log, String what, Duration timeout, Duration interval, RunningService.Check reached)
+    public static void awaitProgress(Process process, Path log, String what, Duration timeout, Duration interval, RunningService.Check reached)
     {
         Poll.until(what, timeout, interval, () -> {
             if (!process.isAlive()) {
@@ -46,7 +46,7 @@ final class ServiceProcess
     }
 
     /** The last 60 lines of the log. */
-    static String tail(Path log)
+    public static String tail(Path log)
             throws Exception
     {
         List<String> lines = Files.readAllLines(log);

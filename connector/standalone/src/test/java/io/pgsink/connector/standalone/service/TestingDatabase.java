@@ -101,7 +101,7 @@ public final class TestingDatabase
         return properties.getProperty("user", "postgres");
     }
 
-    String password()
+    public String password()
     {
         return properties.getProperty("password");
     }
