@@ -69,7 +69,8 @@ final class DebeziumJdbcMethod
             // put() keeps a failure to itself until the next put: look for it after each
             Throwable failure = task.getLastProcessingException();
             if (failure != null) {
-                throw new IllegalStateException("The Debezium JDBC sink failed on the batch at offset " + start + ": " + failure, failure);
+                throw new IllegalStateException("The Debezium JDBC sink failed on the batch at offset " + start + ": "
+                        + failure, failure);
             }
         }
         // what a worker does before committing the consumer offsets (to Kafka, not timed here)
@@ -108,7 +109,10 @@ final class DebeziumJdbcMethod
         return config;
     }
 
-    /** What the task asks of a Connect worker: nothing it needs here (no errant-record reporter: a failure ends the run). */
+    /**
+     * What the task asks of a Connect worker: nothing it needs here (no errant-record reporter: a failure ends the
+     * run).
+     */
     private static final class Context
             implements SinkTaskContext
     {

@@ -31,11 +31,14 @@ import static java.util.Objects.requireNonNull;
  * exactly the expected rows, and prints events per second, ratios to pgsink and CPU seconds.
  *
  * <pre>
- * java -Xmx8g -cp bench/target/benchmarks.jar io.pgsink.bench.flush.FlushBenchmark --url jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres
+ * java -Xmx8g -cp bench/target/benchmarks.jar io.pgsink.bench.flush.FlushBenchmark
+ *      --url jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres
  *      [--suites headline,scaling,small] [--report bench/results [--report-name flush-benchmark]]
- *      [--events 1000000] [--base-rows 500000] [--batch 10000] [--scenarios S1,S2,S2W] [--seed 42] [--methods all|pgsink,jdbc,merged,raw,debezium]
+ *      [--events 1000000] [--base-rows 500000] [--batch 10000] [--scenarios S1,S2,S2W] [--seed 42]
+ *      [--methods all|pgsink,jdbc,merged,raw,debezium]
  *      [--wide-events 200000] [--wide-base-rows 100000]
- *      [--scaling-batches 1000,10000,100000] [--scaling-base-rows 500000,5000000] [--small-flushes 2000] [--small-batch 100]
+ *      [--scaling-batches 1000,10000,100000] [--scaling-base-rows 500000,5000000] [--small-flushes 2000]
+ *      [--small-batch 100]
  *      [--target-latency-ms 0]
  * </pre>
  *
@@ -64,7 +67,8 @@ final class FlushBenchmark
      * One method applying one workload. {@code roundTrips} is NaN where not counted; {@code
      * serverCpuSeconds} NaN where the server is not on this machine.
      */
-    public record Result(String suite, String scenario, String method, long events, int batch, long baseRows, double seconds,
+    public record Result(String suite, String scenario, String method, long events, int batch, long baseRows,
+            double seconds,
             double clientCpuSeconds, double serverCpuSeconds, double roundTrips, String checksum)
     {
         public Result
@@ -88,20 +92,26 @@ final class FlushBenchmark
         /** Cases compared with each other: same suite, scenario, batch and table size. */
         String caseName()
         {
-            return scenario + (suite.equals("headline") ? "" : String.format(Locale.ROOT, ", batch %,d, table %,d rows", batch, baseRows));
+            return scenario + (suite.equals("headline") ? "" : String.format(Locale.ROOT, ", batch %,d, table %,d rows",
+                    batch, baseRows));
         }
     }
 
     /** What to run; every field has the default of the command line. */
-    public record Options(String url, String schema, List<String> suites, long events, long baseRows, int batch, List<String> scenarios, long seed, String methods,
-            long wideEvents, long wideBaseRows, List<Integer> scalingBatches, List<Long> scalingBaseRows, int smallFlushes, int smallBatch, boolean verbose,
+    public record Options(String url, String schema, List<String> suites, long events, long baseRows, int batch,
+            List<String> scenarios, long seed, String methods,
+            long wideEvents, long wideBaseRows, List<Integer> scalingBatches, List<Long> scalingBaseRows,
+                    int smallFlushes, int smallBatch, boolean verbose,
             double targetLatencyMs)
     {
         /** Without added latency: the methods reach the target directly. */
-        public Options(String url, String schema, List<String> suites, long events, long baseRows, int batch, List<String> scenarios, long seed, String methods,
-                long wideEvents, long wideBaseRows, List<Integer> scalingBatches, List<Long> scalingBaseRows, int smallFlushes, int smallBatch, boolean verbose)
+        public Options(String url, String schema, List<String> suites, long events, long baseRows, int batch,
+                List<String> scenarios, long seed, String methods,
+                long wideEvents, long wideBaseRows, List<Integer> scalingBatches, List<Long> scalingBaseRows,
+                        int smallFlushes, int smallBatch, boolean verbose)
         {
-            this(url, schema, suites, events, baseRows, batch, scenarios, seed, methods, wideEvents, wideBaseRows, scalingBatches, scalingBaseRows, smallFlushes, smallBatch,
+            this(url, schema, suites, events, baseRows, batch, scenarios, seed, methods, wideEvents, wideBaseRows,
+                    scalingBatches, scalingBaseRows, smallFlushes, smallBatch,
                     verbose, 0);
         }
 
@@ -129,7 +139,8 @@ final class FlushBenchmark
     {
         List<Result> results = new ArrayList<>();
         try (BenchmarkDatabase database = new BenchmarkDatabase(options.url(), options.schema());
-                LatencyRelay relay = options.targetLatencyMs() > 0 ? LatencyRelay.forUrl(options.url(), options.targetLatencyMs()) : null) {
+                LatencyRelay relay = options.targetLatencyMs() > 0 ? LatencyRelay.forUrl(options.url(),
+                        options.targetLatencyMs()) : null) {
             // the methods write through the relay; setting up and checking go directly
             BenchmarkDatabase target = relay == null ? database : database.through(relay.relayedUrl(options.url()));
             Runner runner = new Runner(database, target, options, results);
@@ -140,27 +151,33 @@ final class FlushBenchmark
                             Workload workload = switch (scenario.trim()) {
                                 case "S1" -> Workload.inserts(options.events(), options.seed());
                                 case "S2" -> Workload.mixed(options.events(), options.baseRows(), options.seed());
-                                case "S2W" -> Workload.mixed("S2W wide mixed", Columns.WIDE, options.wideEvents(), options.wideBaseRows(), options.seed());
-                                default -> throw new IllegalArgumentException("Unknown scenario " + scenario + ": use S1, S2 or S2W");
+                                case "S2W" -> Workload.mixed("S2W wide mixed", Columns.WIDE, options.wideEvents(),
+                                        options.wideBaseRows(), options.seed());
+                                default -> throw new IllegalArgumentException("Unknown scenario " + scenario
+                                        + ": use S1, S2 or S2W");
                             };
                             runner.run("headline", workload, options.batch(), false, allMethods(workload));
                         }
                     }
                     case "scaling" -> {
                         for (int batch : options.scalingBatches()) {
-                            runner.run("scaling", Workload.mixed(options.events(), options.baseRows(), options.seed()), batch, false, scalingMethods());
+                            runner.run("scaling", Workload.mixed(options.events(), options.baseRows(), options.seed()),
+                                    batch, false, scalingMethods());
                         }
                         for (long baseRows : options.scalingBaseRows()) {
                             if (baseRows != options.baseRows() || !options.scalingBatches().contains(options.batch())) {
-                                runner.run("scaling", Workload.mixed(options.events(), baseRows, options.seed()), options.batch(), false, scalingMethods());
+                                runner.run("scaling", Workload.mixed(options.events(), baseRows, options.seed()),
+                                        options.batch(), false, scalingMethods());
                             }
                         }
                     }
                     case "small" -> {
-                        Workload workload = Workload.mixed((long) options.smallFlushes() * options.smallBatch(), options.baseRows(), options.seed());
+                        Workload workload = Workload.mixed((long) options.smallFlushes() * options.smallBatch(),
+                                options.baseRows(), options.seed());
                         runner.run("small", workload, options.smallBatch(), true, smallMethods());
                     }
-                    default -> throw new IllegalArgumentException("Unknown suite " + suite + ": use headline, scaling or small");
+                    default -> throw new IllegalArgumentException("Unknown suite " + suite
+                            + ": use headline, scaling or small");
                 }
             }
         }
@@ -169,7 +186,8 @@ final class FlushBenchmark
 
     private static List<Supplier<Method>> allMethods(Workload workload)
     {
-        List<Supplier<Method>> methods = new ArrayList<>(List.of(PgsinkMethod::new, PgsinkMethod::pipelined, PgsinkConnectMethod::new));
+        List<Supplier<Method>> methods = new ArrayList<>(List.of(PgsinkMethod::new, PgsinkMethod::pipelined,
+                PgsinkConnectMethod::new));
         if (workload.baseRows > 0) {
             // with only fresh keys (S1) both modes do the same: COPY into the target
             methods.add(() -> new PgsinkMethod(true));
@@ -197,7 +215,8 @@ final class FlushBenchmark
 
     private static List<Supplier<Method>> smallMethods()
     {
-        return List.of(PgsinkMethod::new, PgsinkMethod::copyOnly, () -> new PgsinkMethod(true), SmallBatchPrototypeMethod::new, JdbcBatchMethod::new, MergedUpsertMethod::new,
+        return List.of(PgsinkMethod::new, PgsinkMethod::copyOnly, () -> new PgsinkMethod(true),
+                SmallBatchPrototypeMethod::new, JdbcBatchMethod::new, MergedUpsertMethod::new,
                 DebeziumJdbcMethod::new);
     }
 
@@ -242,17 +261,25 @@ final class FlushBenchmark
                 if (countRoundTrips) {
                     // in front of the relay, if any: the method sees the same latency as in the timed run
                     try (RoundTripCounter counter = RoundTripCounter.forUrl(target.url)) {
-                        BenchmarkDatabase proxied = database.through(RoundTripCounter.proxiedUrl(target.url, counter.port()));
-                        roundTrips = measure(factory.get(), workload, batch, proxied, "expected", expectedChecksum, counter::roundTrips).roundTrips;
+                        BenchmarkDatabase proxied = database.through(RoundTripCounter.proxiedUrl(target.url,
+                                counter.port()));
+                        roundTrips = measure(factory.get(), workload, batch, proxied, "expected", expectedChecksum,
+                                counter::roundTrips).roundTrips;
                     }
                 }
-                Result result = new Result(suite, workload.name, method.name(), workload.changes.size(), batch, workload.baseRows, timed.seconds,
+                Result result = new Result(suite, workload.name, method.name(), workload.changes.size(), batch,
+                        workload.baseRows, timed.seconds,
                         timed.clientCpuSeconds, timed.serverCpuSeconds, roundTrips, expectedChecksum);
                 results.add(result);
                 if (options.verbose()) {
-                    System.out.printf(Locale.ROOT, "%-8s %-40s %-40s %,10d events %8.2f s %,12.0f events/s  client %6.2f s  server %s s%s  (final state verified: %s)%n",
-                            suite, result.caseName(), result.method(), result.events(), result.seconds(), result.eventsPerSecond(), result.clientCpuSeconds(), cpuSeconds(result.serverCpuSeconds()),
-                            Double.isNaN(roundTrips) ? "" : String.format(Locale.ROOT, "  %.1f round trips/flush", roundTrips / result.flushes()), expectedChecksum);
+                    System.out.printf(Locale.ROOT,
+                            "%-8s %-40s %-40s %,10d events %8.2f s %,12.0f events/s  client %6.2f s  server %s s%s  "
+                            + "(final state verified: %s)%n",
+                            suite, result.caseName(), result.method(), result.events(), result.seconds(),
+                                    result.eventsPerSecond(), result.clientCpuSeconds(),
+                                    cpuSeconds(result.serverCpuSeconds()),
+                            Double.isNaN(roundTrips) ? "" : String.format(Locale.ROOT, "  %.1f round trips/flush",
+                                    roundTrips / result.flushes()), expectedChecksum);
                 }
             }
         }
@@ -285,16 +312,22 @@ final class FlushBenchmark
                     ? Workload.inserts("warm-up", workload.columns, events, options.seed() + 1)
                     : Workload.mixed("warm-up", workload.columns, events, events, options.seed() + 1);
             warmUp.createExpected(database, "warm_up_expected");
-            measure(method, warmUp, (int) Math.min(batch, events), database, "warm_up_expected", checksum(database, "warm_up_expected"), () -> 0);
+            measure(method, warmUp, (int) Math.min(batch, events), database, "warm_up_expected", checksum(database,
+                    "warm_up_expected"), () -> 0);
             database.execute("DROP TABLE warm_up_expected");
         }
 
-        /** Applies the workload with the method; {@code roundTrips} is read before and after applying (setting up and verifying are not counted). */
-        private Measurement measure(Method method, Workload workload, int batch, BenchmarkDatabase target, String expectedTable, String expectedChecksum, LongSupplier roundTrips)
+        /**
+         * Applies the workload with the method; {@code roundTrips} is read before and after applying (setting up and
+         * verifying are not counted).
+         */
+        private Measurement measure(Method method, Workload workload, int batch, BenchmarkDatabase target,
+                String expectedTable, String expectedChecksum, LongSupplier roundTrips)
                 throws SQLException
         {
             String table = "target_" + tables++;
-            database.execute("DROP TABLE IF EXISTS " + table, "CREATE TABLE " + table + " (" + workload.columns.definitions(!method.unindexedTarget()) + ")");
+            database.execute("DROP TABLE IF EXISTS " + table, "CREATE TABLE " + table + " ("
+                    + workload.columns.definitions(!method.unindexedTarget()) + ")");
             if (workload.baseRows > 0) {
                 database.execute(workload.columns.baseRowsSql(table, 1, workload.baseRows));
             }
@@ -319,7 +352,9 @@ final class FlushBenchmark
             }
             String checksum = checksum(database, table);
             if (!checksum.equals(expectedChecksum)) {
-                throw new IllegalStateException(method.name() + " left a wrong final state in " + table + ": " + difference(database, table, expectedTable) + " (checksum " + checksum + ", expected " + expectedChecksum + ")");
+                throw new IllegalStateException(method.name() + " left a wrong final state in " + table + ": "
+                        + difference(database, table, expectedTable) + " (checksum " + checksum + ", expected "
+                        + expectedChecksum + ")");
             }
             database.execute("DROP TABLE " + table);
             return measurement;
@@ -342,7 +377,8 @@ final class FlushBenchmark
             throws SQLException
     {
         try (Connection connection = database.connect(false); Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT count(*), coalesce(sum(('x' || substr(md5(t::text), 1, 15))::bit(60)::bigint), 0) FROM " + table + " t")) {
+                ResultSet rows = statement.executeQuery("SELECT count(*), coalesce(sum(('x' || substr(md5(t::text), "
+                        + "1, 15))::bit(60)::bigint), 0) FROM " + table + " t")) {
             rows.next();
             return rows.getLong(1) + " rows, sum " + rows.getBigDecimal(2).toPlainString();
         }
@@ -353,8 +389,10 @@ final class FlushBenchmark
             throws SQLException
     {
         try (Connection connection = database.connect(false); Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT (SELECT count(*) FROM (SELECT * FROM " + table + " EXCEPT ALL SELECT * FROM " + expected + ") a),"
-                        + " (SELECT count(*) FROM (SELECT * FROM " + expected + " EXCEPT ALL SELECT * FROM " + table + ") b), (SELECT count(*) FROM " + expected + ")")) {
+                ResultSet rows = statement.executeQuery("SELECT (SELECT count(*) FROM (SELECT * FROM " + table
+                        + " EXCEPT ALL SELECT * FROM " + expected + ") a),"
+                        + " (SELECT count(*) FROM (SELECT * FROM " + expected + " EXCEPT ALL SELECT * FROM " + table
+                                + ") b), (SELECT count(*) FROM " + expected + ")")) {
             rows.next();
             return rows.getLong(1) + " unexpected rows, " + rows.getLong(2) + " missing rows of " + rows.getLong(3);
         }
@@ -363,10 +401,12 @@ final class FlushBenchmark
     /** The results as a Markdown table, with ratios to pgsink in the same case. */
     static String table(List<Result> results)
     {
-        StringBuilder table = new StringBuilder("| case | method | events | seconds | events/s | vs pgsink | client CPU s | server CPU s |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+        StringBuilder table = new StringBuilder("| case | method | events | seconds | events/s | vs pgsink | client "
+                + "CPU s | server CPU s |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
         for (Result result : results) {
             table.append(String.format(Locale.ROOT, "| %s | %s | %,d | %.2f | %,.0f | %.2fx | %.2f | %s |%n",
-                    result.caseName(), result.method(), result.events(), result.seconds(), result.eventsPerSecond(), ratioToPgsink(results, result), result.clientCpuSeconds(),
+                    result.caseName(), result.method(), result.events(), result.seconds(), result.eventsPerSecond(),
+                            ratioToPgsink(results, result), result.clientCpuSeconds(),
                     cpuSeconds(result.serverCpuSeconds())));
         }
         return table.toString();
@@ -382,7 +422,8 @@ final class FlushBenchmark
     static double ratioToPgsink(List<Result> results, Result result)
     {
         double pgsink = results.stream()
-                .filter(other -> other.suite().equals(result.suite()) && other.caseName().equals(result.caseName()) && other.method().equals(PgsinkMethod.NAME))
+                .filter(other -> other.suite().equals(result.suite()) && other.caseName().equals(result.caseName())
+                        && other.method().equals(PgsinkMethod.NAME))
                 .mapToDouble(Result::eventsPerSecond).findFirst().orElse(Double.NaN);
         return result.eventsPerSecond() / pgsink;
     }

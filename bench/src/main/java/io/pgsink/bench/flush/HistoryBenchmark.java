@@ -26,7 +26,8 @@ import java.util.Map;
  * checks what the mode left (the expected rows of the merged table, one row per event of the
  * history). Prints seconds per mode and run, and each run's ratio of events/s to the default's.
  *
- * <p>{@code java -cp bench/target/benchmarks.jar io.pgsink.bench.flush.HistoryBenchmark [url] [events] [base rows] [batch] [runs]}
+ * <p>{@code java -cp bench/target/benchmarks.jar io.pgsink.bench.flush.HistoryBenchmark [url] [events] [base rows]
+ * [batch] [runs]}
  */
 public final class HistoryBenchmark
 {
@@ -35,7 +36,8 @@ public final class HistoryBenchmark
             SinkConfig.METADATA_SOURCE_TIMESTAMP_COLUMN, "_committed_at",
             SinkConfig.METADATA_SOURCE_POSITION_COLUMN, "_position",
             SinkConfig.METADATA_APPLIED_TIMESTAMP_COLUMN, "_applied_at");
-    private static final String METADATA_COLUMNS = "_op text, _committed_at timestamptz, _position text, _applied_at timestamptz";
+    private static final String METADATA_COLUMNS = "_op text, _committed_at timestamptz, _position text, _applied_at "
+            + "timestamptz";
 
     private enum Mode
     {
@@ -56,7 +58,8 @@ public final class HistoryBenchmark
     public static void main(String[] args)
             throws Exception
     {
-        String url = args.length > 0 ? args[0] : System.getenv().getOrDefault("PGSINK_TEST_JDBC_URL", "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres");
+        String url = args.length > 0 ? args[0] : System.getenv().getOrDefault("PGSINK_TEST_JDBC_URL",
+                "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres");
         long events = args.length > 1 ? Long.parseLong(args[1]) : 200_000;
         long baseRows = args.length > 2 ? Long.parseLong(args[2]) : 100_000;
         int batch = args.length > 3 ? Integer.parseInt(args[3]) : 10_000;
@@ -76,14 +79,18 @@ public final class HistoryBenchmark
                     double elapsed = apply(database, mode, workload, batch);
                     check(database, mode, workload, expected);
                     seconds.computeIfAbsent(mode, ignored -> new ArrayList<>()).add(elapsed);
-                    System.out.printf(Locale.ROOT, "run %d  %-40s %7.2f s %,10.0f events/s%n", run, mode.label, elapsed, events / elapsed);
+                    System.out.printf(Locale.ROOT, "run %d  %-40s %7.2f s %,10.0f events/s%n", run, mode.label, elapsed,
+                            events / elapsed);
                 }
             }
-            System.out.printf(Locale.ROOT, "%n%,d events (S2 mixed, %,d base rows), %,d events per flush, %d runs; events/s relative to the default in the same run:%n", events, baseRows, batch, runs);
+            System.out.printf(Locale.ROOT,
+                    "%n%,d events (S2 mixed, %,d base rows), %,d events per flush, %d runs; events/s relative to the "
+                    + "default in the same run:%n", events, baseRows, batch, runs);
             for (Mode mode : Mode.values()) {
                 List<String> ratios = new ArrayList<>();
                 for (int run = 0; run < runs; run++) {
-                    ratios.add(String.format(Locale.ROOT, "%.2fx", seconds.get(Mode.MERGE).get(run) / seconds.get(mode).get(run)));
+                    ratios.add(String.format(Locale.ROOT, "%.2fx", seconds.get(Mode.MERGE).get(run)
+                            / seconds.get(mode).get(run)));
                 }
                 System.out.printf(Locale.ROOT, "  %-40s %s%n", mode.label, String.join(", ", ratios));
             }
@@ -95,7 +102,8 @@ public final class HistoryBenchmark
             throws SQLException
     {
         String table = "target_" + mode.name().toLowerCase(Locale.ROOT);
-        String columns = workload.columns.definitions(mode != Mode.HISTORY) + (mode == Mode.MERGE ? "" : ", " + METADATA_COLUMNS);
+        String columns = workload.columns.definitions(mode != Mode.HISTORY) + (mode == Mode.MERGE ? "" : ", "
+                + METADATA_COLUMNS);
         database.execute("DROP TABLE IF EXISTS " + table, "CREATE TABLE " + table + " (" + columns + ")");
         if (workload.baseRows > 0) {
             database.execute(workload.columns.baseRowsSql(table, 1, workload.baseRows));
@@ -129,13 +137,16 @@ public final class HistoryBenchmark
     {
         String table = "target_" + mode.name().toLowerCase(Locale.ROOT);
         if (mode == Mode.HISTORY) {
-            database.execute("DO $$ BEGIN IF (SELECT count(*) FROM " + table + " WHERE _op IS NOT NULL) <> " + workload.changes.size()
+            database.execute("DO $$ BEGIN IF (SELECT count(*) FROM " + table + " WHERE _op IS NOT NULL) <> "
+                    + workload.changes.size()
                     + " THEN RAISE EXCEPTION 'history has the wrong number of rows'; END IF; END $$");
             return;
         }
-        String actual = FlushBenchmark.checksum(database, "(SELECT " + workload.columns.nameList() + " FROM " + table + ") AS");
+        String actual = FlushBenchmark.checksum(database, "(SELECT " + workload.columns.nameList() + " FROM " + table
+                + ") AS");
         if (!actual.equals(expected)) {
-            throw new IllegalStateException(mode.label + " left a wrong final state: " + actual + ", expected " + expected);
+            throw new IllegalStateException(mode.label + " left a wrong final state: " + actual + ", expected "
+                    + expected);
         }
     }
 }

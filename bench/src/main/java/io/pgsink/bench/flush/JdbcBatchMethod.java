@@ -34,8 +34,10 @@ final class JdbcBatchMethod
             set.append(set.length() == 0 ? "" : ", ").append(name).append(" = ?");
         }
         try (Connection connection = database.connect(true);
-                PreparedStatement insert = connection.prepareStatement("INSERT INTO " + table + " (" + columns.nameList() + ") VALUES (" + "?, ".repeat(columns.size() - 1) + "?)");
-                PreparedStatement update = connection.prepareStatement("UPDATE " + table + " SET " + set + " WHERE id = ?");
+                PreparedStatement insert = connection.prepareStatement("INSERT INTO " + table + " ("
+                        + columns.nameList() + ") VALUES (" + "?, ".repeat(columns.size() - 1) + "?)");
+                PreparedStatement update = connection.prepareStatement("UPDATE " + table + " SET " + set
+                        + " WHERE id = ?");
                 PreparedStatement delete = connection.prepareStatement("DELETE FROM " + table + " WHERE id = ?");
                 Offsets offsets = new Offsets(connection)) {
             connection.setAutoCommit(false);

@@ -32,7 +32,10 @@ final class MergedUpsertMethod
         this(false);
     }
 
-    /** @param lz4 whether the session TOASTs with lz4, as pgsink's does by default ({@code target.toast.compression}): the same compression for both */
+    /**
+     * @param lz4 whether the session TOASTs with lz4, as pgsink's does by default ({@code target.toast.compression}):
+     * the same compression for both
+     */
     MergedUpsertMethod(boolean lz4)
     {
         this.lz4 = lz4;
@@ -49,7 +52,8 @@ final class MergedUpsertMethod
             throws SQLException
     {
         try (Connection connection = database.connect(false);
-                PreparedStatement upsert = connection.prepareStatement(upsertSql(table, workload.columns, ROWS_PER_STATEMENT));
+                PreparedStatement upsert = connection.prepareStatement(upsertSql(table, workload.columns,
+                        ROWS_PER_STATEMENT));
                 PreparedStatement delete = connection.prepareStatement("DELETE FROM " + table + " WHERE id = ANY(?)");
                 Offsets offsets = new Offsets(connection)) {
             if (lz4) {
@@ -74,7 +78,8 @@ final class MergedUpsertMethod
         }
     }
 
-    private static void flush(Connection connection, String table, Columns columns, Map<Long, Workload.Change> merged, PreparedStatement upsert, PreparedStatement delete)
+    private static void flush(Connection connection, String table, Columns columns, Map<Long, Workload.Change> merged,
+            PreparedStatement upsert, PreparedStatement delete)
             throws SQLException
     {
         List<Long> deletes = new ArrayList<>();
@@ -112,7 +117,8 @@ final class MergedUpsertMethod
     private static String upsertSql(String table, Columns columns, int rows)
     {
         String values = "(" + "?, ".repeat(columns.size() - 1) + "?)";
-        StringBuilder sql = new StringBuilder("INSERT INTO ").append(table).append(" (").append(columns.nameList()).append(") VALUES ");
+        StringBuilder sql = new StringBuilder("INSERT INTO ").append(table).append(" (").append(columns.nameList())
+                .append(") VALUES ");
         for (int i = 0; i < rows; i++) {
             sql.append(i == 0 ? "" : ", ").append(values);
         }

@@ -10,7 +10,10 @@ interface Method
 {
     String name();
 
-    /** Applies every change of {@code workload} to {@code table} (already created and loaded), {@code batchSize} events per transaction. */
+    /**
+     * Applies every change of {@code workload} to {@code table} (already created and loaded), {@code batchSize} events
+     * per transaction.
+     */
     void apply(BenchmarkDatabase database, String table, Workload workload, int batchSize)
             throws SQLException;
 
@@ -20,7 +23,10 @@ interface Method
     /** Stops what {@link #setUp} started, after the clock stopped. */
     default void tearDown() {}
 
-    /** Builds what the method's input needs before the clock starts (the Kafka Connect records, for the methods fed them). */
+    /**
+     * Builds what the method's input needs before the clock starts (the Kafka Connect records, for the methods fed
+     * them).
+     */
     default void prepare(Workload workload) {}
 
     /** Whether the method writes into a table without a primary key (the raw COPY bound). */

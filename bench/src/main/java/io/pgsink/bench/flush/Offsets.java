@@ -17,7 +17,8 @@ final class Offsets
         try (Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE IF NOT EXISTS baseline_offsets (name text PRIMARY KEY, position bigint)");
         }
-        store = connection.prepareStatement("INSERT INTO baseline_offsets VALUES ('bench', ?) ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position");
+        store = connection.prepareStatement("INSERT INTO baseline_offsets VALUES ('bench', ?) ON CONFLICT (name) DO "
+                + "UPDATE SET position = EXCLUDED.position");
     }
 
     void store(long position)

@@ -40,7 +40,8 @@ final class PgsinkConnectMethod
         DebeziumRecordMapper mapper = new DebeziumRecordMapper();
         try (BufferedSink sink = new BufferedSink(config.sinkName(), config.flushPolicy(), new MergeApplier(config))) {
             for (SinkRecord record : workload.connectRecords()) {
-                SourcePosition position = new SourcePosition(record.topic() + "-" + record.kafkaPartition(), Long.toString(record.kafkaOffset()));
+                SourcePosition position = new SourcePosition(record.topic() + "-" + record.kafkaPartition(),
+                        Long.toString(record.kafkaOffset()));
                 Optional<ChangeEvent> event = mapper.map(record, position);
                 if (event.isPresent()) {
                     sink.accept(event.get());

@@ -17,8 +17,9 @@ import java.util.Map;
 /**
  * pgsink itself: the buffer merges by key, each flush COPYs into staging and applies set-based
  * statements (a flush of at most {@code flush.small.batch.max.events} changes per table binds them
- * as arrays of one statement instead). By default as configured out of the box (on PostgreSQL 15+, changes to existing keys
- * are applied by one MERGE); the delete-insert variant sets {@code target.update.mode=delete-insert},
+ * as arrays of one statement instead). By default as configured out of the box (on PostgreSQL 15+,
+ * changes to existing keys are applied by one MERGE); the delete-insert variant sets
+ * {@code target.update.mode=delete-insert},
  * as on older servers and Greenplum.
  */
 final class PgsinkMethod
@@ -47,7 +48,8 @@ final class PgsinkMethod
 
     PgsinkMethod(boolean deleteInsert)
     {
-        this(deleteInsert ? DELETE_INSERT_NAME : NAME, deleteInsert ? Map.of(SinkConfig.TARGET_UPDATE_MODE, "delete-insert") : Map.of());
+        this(deleteInsert ? DELETE_INSERT_NAME : NAME, deleteInsert ? Map.of(SinkConfig.TARGET_UPDATE_MODE,
+                "delete-insert") : Map.of());
     }
 
     /** A variant of pgsink named {@code name}, configured with {@code overrides}. */
@@ -57,7 +59,10 @@ final class PgsinkMethod
         this.overrides = Map.copyOf(overrides);
     }
 
-    /** flush.small.batch.max.events=0: every flush COPYs, however small (the small suite's comparison for the small-batch path). */
+    /**
+     * flush.small.batch.max.events=0: every flush COPYs, however small (the small suite's comparison for the
+     * small-batch path).
+     */
     static PgsinkMethod copyOnly()
     {
         return new PgsinkMethod(COPY_ONLY_NAME, Map.of(SinkConfig.FLUSH_SMALL_BATCH_MAX_EVENTS, "0"));
@@ -87,13 +92,16 @@ final class PgsinkMethod
         return name;
     }
 
-    /** pgsink's configuration for applying into {@code table}: a flush every {@code batchSize} events, never earlier. */
+    /**
+     * pgsink's configuration for applying into {@code table}: a flush every {@code batchSize} events, never earlier.
+     */
     static SinkConfig config(BenchmarkDatabase database, String table, int batchSize)
     {
         return config(database, table, batchSize, Map.of());
     }
 
-    private static SinkConfig config(BenchmarkDatabase database, String table, int batchSize, Map<String, String> overrides)
+    private static SinkConfig config(BenchmarkDatabase database, String table, int batchSize, Map<String,
+            String> overrides)
     {
         Map<String, String> properties = new HashMap<>(overrides);
         properties.put(SinkConfig.TARGET_URL, database.url);

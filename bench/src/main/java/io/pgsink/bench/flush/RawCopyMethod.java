@@ -40,7 +40,8 @@ final class RawCopyMethod
     {
         try (Connection connection = database.connect(false)) {
             connection.setAutoCommit(false);
-            workload.columns.copyRows(connection, table, workload.changes.stream().map(Workload.Change::row).toList(), batchSize);
+            workload.columns.copyRows(connection, table, workload.changes.stream().map(Workload.Change::row).toList(),
+                    batchSize);
         }
     }
 }

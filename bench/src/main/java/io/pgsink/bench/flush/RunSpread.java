@@ -24,11 +24,14 @@ final class RunSpread
         for (List<FlushBenchmark.Result> run : runs) {
             for (FlushBenchmark.Result result : run) {
                 String key = result.caseName() + " | " + result.method();
-                eventsPerSecond.computeIfAbsent(key, ignored -> new ArrayList<>()).add(String.format(Locale.ROOT, "%,.0f", result.eventsPerSecond()));
-                ratios.computeIfAbsent(key, ignored -> new ArrayList<>()).add(FlushBenchmark.ratioToPgsink(run, result));
+                eventsPerSecond.computeIfAbsent(key, ignored -> new ArrayList<>()).add(String.format(Locale.ROOT,
+                        "%,.0f", result.eventsPerSecond()));
+                ratios.computeIfAbsent(key, ignored -> new ArrayList<>()).add(FlushBenchmark.ratioToPgsink(run,
+                        result));
             }
         }
-        StringBuilder table = new StringBuilder("| case | method | events/s per run | vs pgsink per run | vs pgsink min–max |\n|---|---|---:|---:|---:|\n");
+        StringBuilder table = new StringBuilder("| case | method | events/s per run | vs pgsink per run | vs pgsink "
+                + "min–max |\n|---|---|---:|---:|---:|\n");
         for (Map.Entry<String, List<String>> entry : eventsPerSecond.entrySet()) {
             List<Double> each = ratios.get(entry.getKey());
             StringJoiner ratioText = new StringJoiner(", ");
@@ -39,7 +42,8 @@ final class RunSpread
                 min = Math.min(min, ratio);
                 max = Math.max(max, ratio);
             }
-            table.append(String.format(Locale.ROOT, "| %s | %s | %s | %.2fx–%.2fx |%n", entry.getKey(), String.join(", ", entry.getValue()), ratioText, min, max));
+            table.append(String.format(Locale.ROOT, "| %s | %s | %s | %.2fx–%.2fx |%n", entry.getKey(),
+                    String.join(", ", entry.getValue()), ratioText, min, max));
         }
         return table.toString();
     }

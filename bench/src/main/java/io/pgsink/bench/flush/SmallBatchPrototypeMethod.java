@@ -70,15 +70,18 @@ final class SmallBatchPrototypeMethod
             this.connection = database.connect(false);
             connection.setAutoCommit(false);
             try (Statement statement = connection.createStatement()) {
-                statement.execute("CREATE TABLE IF NOT EXISTS baseline_offsets (name text PRIMARY KEY, position bigint)");
+                statement.execute("CREATE TABLE IF NOT EXISTS baseline_offsets (name text PRIMARY KEY, position "
+                        + "bigint)");
             }
             connection.commit();
             StringBuilder unnest = new StringBuilder();
             for (Columns.Column column : columns.columns) {
-                unnest.append(unnest.length() == 0 ? "" : ", ").append("?::").append(column.kind().typeName).append("[]");
+                unnest.append(unnest.length() == 0 ? "" : ", ").append("?::").append(column.kind().typeName)
+                        .append("[]");
             }
             delete = connection.prepareStatement("DELETE FROM " + table + " WHERE id = ANY(?)");
-            insert = connection.prepareStatement("WITH position AS (INSERT INTO baseline_offsets VALUES ('bench', ?) ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position)"
+            insert = connection.prepareStatement("WITH position AS (INSERT INTO baseline_offsets VALUES ('bench', ?) "
+                    + "ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position)"
                     + " INSERT INTO " + table + " (" + columns.nameList() + ") SELECT * FROM unnest(" + unnest + ")");
         }
 

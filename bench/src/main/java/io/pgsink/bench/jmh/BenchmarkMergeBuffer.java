@@ -90,7 +90,9 @@ public class BenchmarkMergeBuffer
         return Arrays.stream(keys).distinct().count();
     }
 
-    /** Returns the rows of the merged batches (returned, so JMH consumes them), which must be {@link #distinctKeys()}. */
+    /**
+     * Returns the rows of the merged batches (returned, so JMH consumes them), which must be {@link #distinctKeys()}.
+     */
     @Benchmark
     @OperationsPerInvocation(EVENTS)
     public long mergeAndBatch(Blackhole blackhole)
@@ -116,7 +118,8 @@ public class BenchmarkMergeBuffer
             @Override
             public void close() {}
         };
-        try (BufferedSink sink = new BufferedSink("bench", new FlushPolicy(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE), applier)) {
+        try (BufferedSink sink = new BufferedSink("bench", new FlushPolicy(Long.MAX_VALUE, Long.MAX_VALUE,
+                Long.MAX_VALUE), applier)) {
             for (int event = 0; event < EVENTS; event++) {
                 // the sink owns the arrays it is given, so each event gets a fresh copy, as from an adapter
                 sink.accept(ChangeEvent.update(schema, null, values[event].clone(), positions[event], 0));

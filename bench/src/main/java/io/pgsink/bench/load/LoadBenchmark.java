@@ -43,13 +43,15 @@ final class LoadBenchmark
 {
     private static final String SOURCE = "pgsink_bench_load_source";
     private static final String TARGET = "pgsink_bench_load_target";
-    private static final String COLUMNS = "(id bigint PRIMARY KEY, qty int, label text, price numeric(12,2), active boolean, updated timestamptz)";
+    private static final String COLUMNS = "(id bigint PRIMARY KEY, qty int, label text, price numeric(12,2), active "
+            + "boolean, updated timestamptz)";
 
     /**
      * @param loadSeconds pgsink's own load phase, from the progress table's start row to its
      *         completion row (slot created, tables planned, until the last chunk committed); NaN for other methods
      */
-    record Result(String scenario, String method, int run, long rows, double seconds, double loadSeconds, double clientCpu, double serverCpu)
+    record Result(String scenario, String method, int run, long rows, double seconds, double loadSeconds,
+            double clientCpu, double serverCpu)
     {
         double rowsPerSecond()
         {
@@ -74,7 +76,8 @@ final class LoadBenchmark
     /** The load phase of the last pgsink run, NaN when the last method was another. */
     private double lastLoadSeconds = Double.NaN;
 
-    LoadBenchmark(String url, Path jar, long bigRows, int tables, long rows, long debeziumRows, List<Integer> parallelism, List<String> formats, int repeat, List<String> methods)
+    LoadBenchmark(String url, Path jar, long bigRows, int tables, long rows, long debeziumRows,
+            List<Integer> parallelism, List<String> formats, int repeat, List<String> methods)
     {
         this.url = requireNonNull(url, "url is null");
         this.jar = requireNonNull(jar, "jar is null");
@@ -111,7 +114,8 @@ final class LoadBenchmark
         }
         try (BenchmarkDatabase cpuProbe = new BenchmarkDatabase(url, "pgsink_bench_load")) {
             CpuTimes cpu = CpuTimes.of(cpuProbe);
-            admin("DROP DATABASE IF EXISTS " + SOURCE + " WITH (FORCE)", "DROP DATABASE IF EXISTS " + TARGET + " WITH (FORCE)", "CREATE DATABASE " + SOURCE, "CREATE DATABASE " + TARGET);
+            admin("DROP DATABASE IF EXISTS " + SOURCE + " WITH (FORCE)", "DROP DATABASE IF EXISTS " + TARGET
+                    + " WITH (FORCE)", "CREATE DATABASE " + SOURCE, "CREATE DATABASE " + TARGET);
             System.out.println("seeding " + bigRows + " + " + tables + " x " + rows + " + " + debeziumRows + " rows");
             seed("big", bigRows);
             for (String table : small) {
@@ -135,20 +139,26 @@ final class LoadBenchmark
                     String name = big ? "one table, " + bigRows + " rows" : tables + " tables of " + rows + " rows";
                     long scenarioRows = big ? bigRows : tables * rows;
                     if (methods.contains("pipe")) {
-                        results.add(measure(cpu, name, big ? "psql | psql" : "psql | psql, one table after the other", run, scenario, scenarioRows, digests,
+                        results.add(measure(cpu, name, big ? "psql | psql" : "psql | psql, one table after the other",
+                                run, scenario, scenarioRows, digests,
                                 () -> pipes(scenario, false)));
                     }
                     if (methods.contains("parallel-pipes") && !big) {
-                        results.add(measure(cpu, name, "psql | psql, all tables at once", run, scenario, scenarioRows, digests, () -> pipes(scenario, true)));
+                        results.add(measure(cpu, name, "psql | psql, all tables at once", run, scenario, scenarioRows,
+                                digests, () -> pipes(scenario, true)));
                     }
                     if (methods.contains("pg_dump")) {
-                        results.add(measure(cpu, name, "pg_dump --data-only | psql", run, scenario, scenarioRows, digests, () -> pgDump(scenario)));
+                        results.add(measure(cpu, name, "pg_dump --data-only | psql", run, scenario, scenarioRows,
+                                digests, () -> pgDump(scenario)));
                     }
                     if (methods.contains("pgsink")) {
                         for (int workers : parallelism) {
                             for (String format : formats) {
-                                results.add(measure(cpu, name, "pgsink initial load (parallelism " + label(workers) + ", " + format + ")", run, scenario, scenarioRows, digests,
-                                        () -> pgsink(scenario, Map.of("initial.load.parallelism", Integer.toString(workers), "initial.load.copy.format", format), false)));
+                                results.add(measure(cpu, name, "pgsink initial load (parallelism " + label(workers)
+                                        + ", " + format + ")", run, scenario, scenarioRows, digests,
+                                        () -> pgsink(scenario, Map.of("initial.load.parallelism",
+                                                Integer.toString(workers), "initial.load.copy.format", format),
+                                                false)));
                             }
                         }
                     }
@@ -156,15 +166,19 @@ final class LoadBenchmark
                 if (methods.contains("debezium")) {
                     String name = "one table, " + debeziumRows + " rows";
                     List<String> scenario = List.of("dbz");
-                    results.add(measure(cpu, name, "Debezium snapshot → pgsink (snapshot.mode=when_needed)", run, scenario, debeziumRows, digests,
+                    results.add(measure(cpu, name, "Debezium snapshot → pgsink (snapshot.mode=when_needed)", run,
+                            scenario, debeziumRows, digests,
                             () -> pgsink(scenario, Map.of("source.snapshot.mode", "when_needed"), true)));
-                    results.add(measure(cpu, name, "pgsink initial load (parallelism " + label(parallelism.get(0)) + ", text)", run, scenario, debeziumRows, digests,
-                            () -> pgsink(scenario, Map.of("initial.load.parallelism", Integer.toString(parallelism.get(0))), false)));
+                    results.add(measure(cpu, name, "pgsink initial load (parallelism " + label(parallelism.get(0))
+                            + ", text)", run, scenario, debeziumRows, digests,
+                            () -> pgsink(scenario, Map.of("initial.load.parallelism",
+                                    Integer.toString(parallelism.get(0))), false)));
                 }
             }
         }
         finally {
-            admin("DROP DATABASE IF EXISTS " + SOURCE + " WITH (FORCE)", "DROP DATABASE IF EXISTS " + TARGET + " WITH (FORCE)");
+            admin("DROP DATABASE IF EXISTS " + SOURCE + " WITH (FORCE)", "DROP DATABASE IF EXISTS " + TARGET
+                    + " WITH (FORCE)");
         }
         return results;
     }
@@ -177,13 +191,15 @@ final class LoadBenchmark
                 throws Exception;
     }
 
-    private Result measure(CpuTimes cpu, String scenario, String method, int run, List<String> tables, long rowCount, Map<String, String> digests, Method copy)
+    private Result measure(CpuTimes cpu, String scenario, String method, int run, List<String> tables, long rowCount,
+            Map<String, String> digests, Method copy)
             throws Exception
     {
         for (String table : tables) {
             execute(TARGET, "DROP TABLE IF EXISTS public." + table, "CREATE TABLE public." + table + " " + COLUMNS);
         }
-        execute(TARGET, "DROP TABLE IF EXISTS public.pgsink_initial_load", "DROP TABLE IF EXISTS public.pgsink_offsets", "CHECKPOINT");
+        execute(TARGET, "DROP TABLE IF EXISTS public.pgsink_initial_load", "DROP TABLE IF EXISTS public.pgsink_offsets",
+                "CHECKPOINT");
         System.out.printf(Locale.ROOT, "%s: %s (run %d)...%n", scenario, method, run);
         lastLoadSeconds = Double.NaN;
         CpuTimes.Sample start = cpu.sample();
@@ -194,11 +210,14 @@ final class LoadBenchmark
         for (String table : tables) {
             String actual = digest(TARGET, table);
             if (!actual.equals(digests.get(table))) {
-                throw new IllegalStateException(method + " left target table " + table + " unequal to its source: " + actual + " instead of " + digests.get(table));
+                throw new IllegalStateException(method + " left target table " + table + " unequal to its source: "
+                        + actual + " instead of " + digests.get(table));
             }
         }
-        Result result = new Result(scenario, method, run, rowCount, seconds, lastLoadSeconds, client, CpuTimes.serverSeconds(start, end));
-        System.out.printf(Locale.ROOT, "  %.1f s, %,.0f rows/s, client CPU %.1f s, server CPU %.1f s, target checked%n", seconds, result.rowsPerSecond(), client, result.serverCpu());
+        Result result = new Result(scenario, method, run, rowCount, seconds, lastLoadSeconds, client,
+                CpuTimes.serverSeconds(start, end));
+        System.out.printf(Locale.ROOT, "  %.1f s, %,.0f rows/s, client CPU %.1f s, server CPU %.1f s, target checked%n",
+                seconds, result.rowsPerSecond(), client, result.serverCpu());
         return result;
     }
 
@@ -208,7 +227,8 @@ final class LoadBenchmark
         List<Process> processes = new ArrayList<>();
         double client = 0;
         for (String table : tables) {
-            Process process = bash(psql(SOURCE) + " -c 'COPY public." + table + " TO STDOUT' | " + psql(TARGET) + " -c 'COPY public." + table + " FROM STDIN'");
+            Process process = bash(psql(SOURCE) + " -c 'COPY public." + table + " TO STDOUT' | " + psql(TARGET)
+                    + " -c 'COPY public." + table + " FROM STDIN'");
             if (parallel) {
                 processes.add(process);
             }
@@ -241,7 +261,8 @@ final class LoadBenchmark
     private Process bash(String command)
             throws IOException
     {
-        ProcessBuilder builder = new ProcessBuilder("bash", "-o", "pipefail", "-c", command + "; status=$?; times; exit $status").redirectErrorStream(true);
+        ProcessBuilder builder = new ProcessBuilder("bash", "-o", "pipefail", "-c", command
+                + "; status=$?; times; exit $status").redirectErrorStream(true);
         if (!password.isEmpty()) {
             builder.environment().put("PGPASSWORD", password);
         }
@@ -260,12 +281,16 @@ final class LoadBenchmark
         double seconds = 0;
         for (String time : lines[lines.length - 1].trim().split("\\s+")) {
             int minutes = time.indexOf('m');
-            seconds += Double.parseDouble(time.substring(0, minutes)) * 60 + Double.parseDouble(time.substring(minutes + 1, time.length() - 1));
+            seconds += Double.parseDouble(time.substring(0, minutes)) * 60 + Double.parseDouble(
+                    time.substring(minutes + 1, time.length() - 1));
         }
         return seconds;
     }
 
-    /** Runs {@code pgsink run} until the tables are loaded (or, with {@code countRows}, until the target holds every row); returns the JVM's CPU seconds. */
+    /**
+     * Runs {@code pgsink run} until the tables are loaded (or, with {@code countRows}, until the target holds every
+     * row); returns the JVM's CPU seconds.
+     */
     private double pgsink(List<String> tables, Map<String, String> settings, boolean countRows)
             throws Exception
     {
@@ -297,7 +322,9 @@ final class LoadBenchmark
         try (Connection target = connect(TARGET); Statement statement = target.createStatement()) {
             String done = countRows
                     ? "SELECT count(*) = " + debeziumRows + " FROM public." + tables.get(0)
-                    : "SELECT EXISTS (SELECT 1 FROM pg_class WHERE relname = 'pgsink_initial_load') AND EXISTS (SELECT 1 FROM public.pgsink_initial_load WHERE sink_name = '" + sinkName + "' AND chunk = -2)";
+                    : "SELECT EXISTS (SELECT 1 FROM pg_class WHERE relname = 'pgsink_initial_load') AND EXISTS "
+                            + "(SELECT 1 FROM public.pgsink_initial_load WHERE sink_name = '" + sinkName
+                            + "' AND chunk = -2)";
             while (true) {
                 if (!process.isAlive()) {
                     throw new IllegalStateException("pgsink exited: " + Files.readString(log));
@@ -318,7 +345,8 @@ final class LoadBenchmark
             }
             double cpuSeconds = processCpuSeconds(process.pid());
             if (!countRows) {
-                try (ResultSet result = statement.executeQuery("SELECT extract(epoch FROM max(loaded_at) FILTER (WHERE chunk = -2) - min(loaded_at) FILTER (WHERE chunk = -1))"
+                try (ResultSet result = statement.executeQuery("SELECT extract(epoch FROM max(loaded_at) FILTER "
+                        + "(WHERE chunk = -2) - min(loaded_at) FILTER (WHERE chunk = -1))"
                         + " FROM public.pgsink_initial_load WHERE sink_name = '" + sinkName + "'")) {
                     result.next();
                     lastLoadSeconds = result.getDouble(1);
@@ -331,7 +359,8 @@ final class LoadBenchmark
             if (!process.waitFor(60, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
             }
-            execute(SOURCE, "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '" + sinkName + "'",
+            execute(SOURCE, "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '"
+                    + sinkName + "'",
                     "DROP PUBLICATION IF EXISTS " + sinkName);
             Files.deleteIfExists(config);
             Files.deleteIfExists(log);
@@ -350,8 +379,10 @@ final class LoadBenchmark
             throws SQLException
     {
         execute(SOURCE, "CREATE TABLE public." + table + " " + COLUMNS,
-                "INSERT INTO public." + table + " SELECT g, (g * 7) % 1000, 'label ' || md5(g::text), (g % 100000) / 100.0, g % 3 = 0,"
-                        + " '2024-01-01 00:00:00+00'::timestamptz + g * interval '1 second' FROM generate_series(1, " + count + ") g");
+                "INSERT INTO public." + table
+                        + " SELECT g, (g * 7) % 1000, 'label ' || md5(g::text), (g % 100000) / 100.0, g % 3 = 0,"
+                        + " '2024-01-01 00:00:00+00'::timestamptz + g * interval '1 second' FROM generate_series(1, "
+                                + count + ") g");
     }
 
     /** Row count and the sum of every row's md5 (its first 60 bits): equal for equal sets of rows, in any order. */
@@ -359,7 +390,8 @@ final class LoadBenchmark
             throws SQLException
     {
         try (Connection connection = connect(database); Statement statement = connection.createStatement();
-                ResultSet result = statement.executeQuery("SELECT count(*) || ' rows, md5 sum ' || coalesce(sum(('x' || substr(md5(t::text), 1, 15))::bit(60)::bigint::numeric), 0)"
+                ResultSet result = statement.executeQuery("SELECT count(*) || ' rows, md5 sum ' || coalesce(sum(('x' "
+                        + "|| substr(md5(t::text), 1, 15))::bit(60)::bigint::numeric), 0)"
                         + " FROM public." + table + " t")) {
             result.next();
             return result.getString(1);
@@ -369,7 +401,8 @@ final class LoadBenchmark
     private void admin(String... sql)
             throws SQLException
     {
-        try (Connection connection = DriverManager.getConnection(url); Statement statement = connection.createStatement()) {
+        try (Connection connection = DriverManager.getConnection(url);
+                Statement statement = connection.createStatement()) {
             for (String each : sql) {
                 statement.execute(each);
             }
@@ -408,13 +441,17 @@ final class LoadBenchmark
     /** A Markdown table of the results, with rows/s relative to the baseline of the same scenario and run. */
     static String table(List<Result> results)
     {
-        StringBuilder table = new StringBuilder("| scenario | method | run | seconds | rows/s | ratio | load phase s (rows/s) | client CPU s | server CPU s |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        StringBuilder table = new StringBuilder("| scenario | method | run | seconds | rows/s | ratio | load phase s "
+                + "(rows/s) | client CPU s | server CPU s |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Result result : results) {
             Result baseline = baseline(results, result);
-            table.append(String.format(Locale.ROOT, "| %s | %s | %d | %.1f | %,.0f | %s | %s | %.1f | %s |%n", result.scenario(), result.method().replace("|", "\\|"), result.run(),
+            table.append(String.format(Locale.ROOT, "| %s | %s | %d | %.1f | %,.0f | %s | %s | %.1f | %s |%n",
+                    result.scenario(), result.method().replace("|", "\\|"), result.run(),
                     result.seconds(), result.rowsPerSecond(),
-                    baseline == null ? "" : String.format(Locale.ROOT, "%.2f", result.rowsPerSecond() / baseline.rowsPerSecond()),
-                    Double.isNaN(result.loadSeconds()) ? "" : String.format(Locale.ROOT, "%.1f (%,.0f)", result.loadSeconds(), result.rows() / result.loadSeconds()), result.clientCpu(),
+                    baseline == null ? "" : String.format(Locale.ROOT, "%.2f",
+                            result.rowsPerSecond() / baseline.rowsPerSecond()),
+                    Double.isNaN(result.loadSeconds()) ? "" : String.format(Locale.ROOT, "%.1f (%,.0f)",
+                            result.loadSeconds(), result.rows() / result.loadSeconds()), result.clientCpu(),
                     Double.isNaN(result.serverCpu()) ? "?" : String.format(Locale.ROOT, "%.1f", result.serverCpu())));
         }
         return table.toString();
@@ -423,9 +460,11 @@ final class LoadBenchmark
     /** The parallel pipes for several tables, the single pipe for one table, Debezium's path for its table. */
     private static Result baseline(List<Result> results, Result result)
     {
-        for (String method : List.of("psql | psql, all tables at once", "psql | psql", "Debezium snapshot → pgsink (snapshot.mode=when_needed)")) {
+        for (String method : List.of("psql | psql, all tables at once", "psql | psql",
+                "Debezium snapshot → pgsink (snapshot.mode=when_needed)")) {
             for (Result candidate : results) {
-                if (candidate.scenario().equals(result.scenario()) && candidate.run() == result.run() && candidate.method().equals(method)) {
+                if (candidate.scenario().equals(result.scenario()) && candidate.run() == result.run()
+                        && candidate.method().equals(method)) {
                     return candidate;
                 }
             }
@@ -438,13 +477,18 @@ final class LoadBenchmark
     {
         Files.createDirectories(file.getParent());
         String report = "# Initial load benchmark\n\n"
-                + "Written " + Instant.now() + " on " + Runtime.getRuntime().availableProcessors() + " cores; load average before the run " + loadAverage
+                + "Written " + Instant.now() + " on " + Runtime.getRuntime().availableProcessors()
+                        + " cores; load average before the run " + loadAverage
                 + ", after it " + LoadAverage.read() + ".\n\n"
                 + "```\n" + commandLine + "\n```\n\n"
-                + "Ratio: rows/s relative to the `psql | psql` pipe (one table), to the parallel pipes (several tables), to Debezium's snapshot path (its table), in the same run.\n"
-                + "pgsink and Debezium are timed from the start of `pgsink run` (JVM start, slot creation and planning included) until the load's completion row is committed"
-                + " (the load phase column: from the progress table's start row, after the slot is created and the tables planned, to the completion row)"
-                + " (Debezium: until the target holds every row). Every target table was checked against its source (row count and sum of the rows' md5).\n"
+                + "Ratio: rows/s relative to the `psql | psql` pipe (one table), to the parallel pipes (several "
+                        + "tables), to Debezium's snapshot path (its table), in the same run.\n"
+                + "pgsink and Debezium are timed from the start of `pgsink run` (JVM start, slot creation and "
+                        + "planning included) until the load's completion row is committed"
+                + " (the load phase column: from the progress table's start row, after the slot is created and the "
+                        + "tables planned, to the completion row)"
+                + " (Debezium: until the target holds every row). Every target table was checked against its source "
+                        + "(row count and sum of the rows' md5).\n"
                 + "Server CPU is the whole PostgreSQL process tree, other clients of the same server included.\n\n"
                 + table;
         Files.writeString(file, report);

@@ -46,7 +46,8 @@ public final class RoundTripCounter
     public static String proxiedUrl(String url, int port)
     {
         URI uri = URI.create(url.substring("jdbc:".length()));
-        return "jdbc:postgresql://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + port + uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+        return "jdbc:postgresql://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + port + uri.getRawPath()
+                + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
     }
 
     public static RoundTripCounter forUrl(String url)
@@ -59,7 +60,8 @@ public final class RoundTripCounter
     static InetSocketAddress targetOf(String url)
     {
         URI uri = URI.create(url.substring("jdbc:".length()));
-        return new InetSocketAddress(uri.getHost() == null ? "localhost" : uri.getHost(), uri.getPort() < 0 ? 5432 : uri.getPort());
+        return new InetSocketAddress(uri.getHost() == null ? "localhost" : uri.getHost(), uri.getPort() < 0 ? 5432
+                : uri.getPort());
     }
 
     public int port()

@@ -73,7 +73,8 @@ public final class CpuTimes
 
     public Sample sample()
     {
-        long client = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        long client = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
         return new Sample(client, postmaster.isPresent() ? serverTicks(postmaster.getAsLong()) : -1);
     }
 
@@ -100,7 +101,8 @@ public final class CpuTimes
         for (int attempt = 0; ; attempt++) {
             long ticks = 0;
             boolean zombies = false;
-            try (DirectoryStream<Path> processes = Files.newDirectoryStream(Path.of("/proc"), path -> path.getFileName().toString().chars().allMatch(Character::isDigit))) {
+            try (DirectoryStream<Path> processes = Files.newDirectoryStream(Path.of("/proc"), path -> path.getFileName()
+                    .toString().chars().allMatch(Character::isDigit))) {
                 for (Path process : processes) {
                     long[] stat = stat(Long.parseLong(process.getFileName().toString()));
                     if (stat != null && stat[0] == postmaster) {
@@ -130,7 +132,9 @@ public final class CpuTimes
         }
     }
 
-    /** {ppid, utime, stime, cutime, cstime, 1 if a zombie} of a process, or null when it is gone or /proc is not there. */
+    /**
+     * {ppid, utime, stime, cutime, cstime, 1 if a zombie} of a process, or null when it is gone or /proc is not there.
+     */
     private static long[] stat(long pid)
     {
         String line;
@@ -143,6 +147,7 @@ public final class CpuTimes
         // the command name is in parentheses and may hold spaces: fields are counted after the last ')'
         String[] fields = line.substring(line.lastIndexOf(')') + 2).trim().split(" ");
         boolean zombie = fields[0].equals("Z") || fields[0].equals("X");
-        return new long[] {Long.parseLong(fields[1]), Long.parseLong(fields[11]), Long.parseLong(fields[12]), Long.parseLong(fields[13]), Long.parseLong(fields[14]), zombie ? 1 : 0};
+        return new long[] {Long.parseLong(fields[1]), Long.parseLong(fields[11]), Long.parseLong(fields[12]),
+                Long.parseLong(fields[13]), Long.parseLong(fields[14]), zombie ? 1 : 0};
     }
 }

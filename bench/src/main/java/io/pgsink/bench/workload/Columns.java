@@ -87,17 +87,20 @@ public final class Columns
         this.name = requireNonNull(name, "name is null");
         this.columns = List.copyOf(columns);
         this.names = columns.stream().map(Column::name).toList();
-        this.encoders = columns.stream().map(column -> ValueEncoders.forType(column.kind().typeName)).toArray(ValueEncoder[]::new);
+        this.encoders = columns.stream().map(column -> ValueEncoders.forType(column.kind().typeName))
+                .toArray(ValueEncoder[]::new);
     }
 
     private static Columns wide()
     {
-        Kind[] cycle = {Kind.INTEGER, Kind.TEXT, Kind.NUMERIC, Kind.BOOLEAN, Kind.TIMESTAMPTZ, Kind.DOUBLE, Kind.BIGINT};
+        Kind[] cycle = {Kind.INTEGER, Kind.TEXT, Kind.NUMERIC, Kind.BOOLEAN, Kind.TIMESTAMPTZ, Kind.DOUBLE,
+                Kind.BIGINT};
         List<Column> columns = new ArrayList<>();
         columns.add(new Column("id", Kind.KEY, 0));
         for (int index = 1; index < 30; index++) {
             Kind kind = index % 10 == 3 ? Kind.LARGE_TEXT : cycle[index % cycle.length];
-            columns.add(new Column(String.format("c%02d_%s", index, kind.name().toLowerCase(Locale.ROOT)), kind, index));
+            columns.add(new Column(String.format("c%02d_%s", index, kind.name().toLowerCase(Locale.ROOT)), kind,
+                    index));
         }
         return new Columns("wide", columns);
     }
@@ -164,7 +167,8 @@ public final class Columns
                 case DOUBLE -> "((" + value + " % 1000) / 4.0)::double precision";
             });
         }
-        return "INSERT INTO " + table + " (" + nameList() + ") SELECT " + select + " FROM generate_series(" + first + ", " + last + ") g";
+        return "INSERT INTO " + table + " (" + nameList() + ") SELECT " + select + " FROM generate_series(" + first
+                + ", " + last + ") g";
     }
 
     /** A random row for {@code key}, drawn from {@code random} in column order (so reproducible by seed). */
@@ -176,7 +180,8 @@ public final class Columns
                 case KEY -> key;
                 case INTEGER -> random.nextInt(1_000_000);
                 case BIGINT -> random.nextLong();
-                case TEXT -> "label " + Long.toString(random.nextLong() & Long.MAX_VALUE, 36) + (random.nextInt(10) == 0 ? ", with \"quotes\"" : "");
+                case TEXT -> "label " + Long.toString(random.nextLong() & Long.MAX_VALUE, 36) + (random.nextInt(10) == 0
+                        ? ", with \"quotes\"" : "");
                 case LARGE_TEXT -> {
                     int length = 200 + random.nextInt(2800);
                     int start = random.nextInt(LARGE_TEXT_POOL.length() - length);
@@ -184,14 +189,18 @@ public final class Columns
                 }
                 case NUMERIC -> BigDecimal.valueOf(random.nextLong() % 10_000_000_000L, 2);
                 case BOOLEAN -> random.nextBoolean();
-                case TIMESTAMPTZ -> BASE_TIME.plusSeconds(random.nextInt(100_000_000)).plusNanos(random.nextInt(1_000_000) * 1000L);
+                case TIMESTAMPTZ -> BASE_TIME.plusSeconds(random.nextInt(100_000_000))
+                        .plusNanos(random.nextInt(1_000_000) * 1000L);
                 case DOUBLE -> random.nextInt(4_000_000) / 4.0;
             };
         }
         return row;
     }
 
-    /** Binds the values of {@code row} from column {@code from} on to parameters {@code firstParameter}, {@code firstParameter + 1}... */
+    /**
+     * Binds the values of {@code row} from column {@code from} on to parameters {@code firstParameter}, {@code
+     * firstParameter + 1}...
+     */
     public void bind(PreparedStatement statement, Object[] row, int from, int firstParameter)
             throws SQLException
     {

@@ -77,7 +77,8 @@ public final class ConnectRecords
             case TEXT, LARGE_TEXT -> Schema.OPTIONAL_STRING_SCHEMA;
             case NUMERIC -> Decimal.builder(2).parameter("connect.decimal.precision", "12").optional().build();
             case BOOLEAN -> Schema.OPTIONAL_BOOLEAN_SCHEMA;
-            case TIMESTAMPTZ -> SchemaBuilder.string().name("io.debezium.time.ZonedTimestamp").version(1).optional().build();
+            case TIMESTAMPTZ -> SchemaBuilder.string().name("io.debezium.time.ZonedTimestamp").version(1).optional()
+                    .build();
             case DOUBLE -> Schema.OPTIONAL_FLOAT64_SCHEMA;
         };
     }
@@ -110,7 +111,8 @@ public final class ConnectRecords
         Struct row = new Struct(rowSchema);
         for (Columns.Column column : columns.columns) {
             Object value = values[column.index()];
-            row.put(column.name(), column.kind() == Columns.Kind.TIMESTAMPTZ ? DateTimeFormatter.ISO_OFFSET_DATE_TIME.format((OffsetDateTime) value) : value);
+            row.put(column.name(), column.kind() == Columns.Kind.TIMESTAMPTZ
+                    ? DateTimeFormatter.ISO_OFFSET_DATE_TIME.format((OffsetDateTime) value) : value);
         }
         return row;
     }

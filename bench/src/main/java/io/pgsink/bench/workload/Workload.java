@@ -131,8 +131,10 @@ public final class Workload
     /** The number of rows the stream leaves. */
     public long finalRowCount()
     {
-        long deletedBase = touched.entrySet().stream().filter(entry -> entry.getValue() == null && entry.getKey() <= baseRows).count();
-        long insertedLive = touched.entrySet().stream().filter(entry -> entry.getValue() != null && entry.getKey() > baseRows).count();
+        long deletedBase = touched.entrySet().stream().filter(entry -> entry.getValue() == null
+                && entry.getKey() <= baseRows).count();
+        long insertedLive = touched.entrySet().stream().filter(entry -> entry.getValue() != null
+                && entry.getKey() > baseRows).count();
         return baseRows - deletedBase + insertedLive;
     }
 
@@ -153,17 +155,22 @@ public final class Workload
         return rows;
     }
 
-    /** Creates {@code table} (without a key) holding exactly the final state: base rows in SQL, minus touched keys, plus their final rows by COPY. */
+    /**
+     * Creates {@code table} (without a key) holding exactly the final state: base rows in SQL, minus touched keys, plus
+     * their final rows by COPY.
+     */
     public void createExpected(BenchmarkDatabase database, String table)
             throws SQLException
     {
-        database.execute("DROP TABLE IF EXISTS " + table, "CREATE TABLE " + table + " (" + columns.definitions(false) + ")");
+        database.execute("DROP TABLE IF EXISTS " + table, "CREATE TABLE " + table + " (" + columns.definitions(false)
+                + ")");
         try (Connection connection = database.connect(false); Statement statement = connection.createStatement()) {
             connection.setAutoCommit(false);
             if (baseRows > 0) {
                 statement.execute(columns.baseRowsSql(table, 1, baseRows));
                 statement.execute("CREATE TEMPORARY TABLE touched_keys (id bigint) ON COMMIT DROP");
-                CopyLoader.copyIn(connection, CopyLoader.copyStatement("touched_keys", List.of("id"), CopyFormat.DEFAULT), CopyFormat.DEFAULT, writer -> {
+                CopyLoader.copyIn(connection, CopyLoader.copyStatement("touched_keys", List.of("id"),
+                        CopyFormat.DEFAULT), CopyFormat.DEFAULT, writer -> {
                     for (Long key : touched.keySet()) {
                         writer.writeLong(key);
                         writer.endRow();
