@@ -12,7 +12,6 @@ import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -23,9 +22,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Binary COPY encoding throughput of {@link BinaryCopyWriter} with the binary encoders, on the same
- * rows as {@link BenchmarkCsvWriter} (same seed, types and parameters), into a consumer that
- * discards the bytes. Score is rows per second; the {@code bytes} counter gives bytes per second;
- * {@code -prof gc} the allocation per row, to compare with CSV's.
+ * rows as {@link BenchmarkCsvWriter} ({@link CopyWriterRows}: same seed, types and parameters), into
+ * a consumer that discards the bytes. Score is rows per second; the {@code bytes} counter gives
+ * bytes per second; {@code -prof gc} the allocation per row, to compare with CSV's.
  *
  * <pre>java -jar bench/target/benchmarks.jar 'Benchmark(Csv|BinaryCopy)Writer' -prof gc</pre>
  */
@@ -37,37 +36,27 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.SECONDS)
 public class BenchmarkBinaryCopyWriter
 {
-    @Param({"8", "32"})
-    public int columns;
-
-    /** As in {@link BenchmarkCsvWriter}: the share of text values with characters CSV quotes (binary does not care). */
-    @Param({"0.0", "0.2"})
-    public double quotedShare;
-
-    private Object[][] rows;
     private BinaryValueEncoder[] encoders;
     private BinaryCopyWriter writer;
-    private long discarded;
 
     @Setup(Level.Trial)
-    public void setUp()
+    public void setUp(CopyWriterRows rows)
     {
-        encoders = new BinaryValueEncoder[columns];
-        for (int column = 0; column < columns; column++) {
-            encoders[column] = BinaryValueEncoders.forType(BenchmarkCsvWriter.TYPES[column % BenchmarkCsvWriter.TYPES.length]).orElseThrow();
+        encoders = new BinaryValueEncoder[rows.columns];
+        for (int column = 0; column < rows.columns; column++) {
+            encoders[column] = BinaryValueEncoders.forType(CopyWriterRows.type(column)).orElseThrow();
         }
-        rows = BenchmarkCsvWriter.rows(columns, quotedShare);
-        writer = new BinaryCopyWriter(NulCharacterHandling.FAIL, (buffer, offset, length) -> discarded += length);
+        writer = new BinaryCopyWriter(NulCharacterHandling.FAIL, rows.discard());
     }
 
     /** Each row as the sink writes it: the class check that chooses binary, then the encoding. */
     @Benchmark
-    @OperationsPerInvocation(BenchmarkCsvWriter.ROWS)
-    public void encodeRows(BenchmarkCsvWriter.Bytes bytes, Blackhole blackhole)
+    @OperationsPerInvocation(CopyWriterRows.ROWS)
+    public void encodeRows(CopyWriterRows rows, CopyWriterRows.Bytes bytes, Blackhole blackhole)
             throws Exception
     {
         long before = writer.bytesWritten();
-        for (Object[] row : rows) {
+        for (Object[] row : rows.rows) {
             for (int column = 0; column < row.length; column++) {
                 if (!encoders[column].accepts(row[column])) {
                     throw new IllegalStateException("no binary form for column " + column);
@@ -80,6 +69,6 @@ public class BenchmarkBinaryCopyWriter
         }
         // the stream goes on: a binary COPY has one header and one trailer, so finish() is not per batch of rows here
         bytes.bytes += writer.bytesWritten() - before;
-        blackhole.consume(discarded);
+        blackhole.consume(rows.discarded);
     }
 }

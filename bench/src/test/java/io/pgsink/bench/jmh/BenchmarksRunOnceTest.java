@@ -20,34 +20,46 @@ class BenchmarksRunOnceTest
     void csvWriter()
             throws Exception
     {
-        for (int columns : new int[] {8, 32}) {
-            for (double quotedShare : new double[] {0.0, 0.2}) {
-                BenchmarkCsvWriter benchmark = new BenchmarkCsvWriter();
-                benchmark.columns = columns;
-                benchmark.quotedShare = quotedShare;
-                benchmark.setUp();
-                BenchmarkCsvWriter.Bytes bytes = new BenchmarkCsvWriter.Bytes();
-                benchmark.encodeRows(bytes, BLACKHOLE);
-                assertThat(bytes.bytes).isGreaterThan((long) BenchmarkCsvWriter.ROWS * columns);
-            }
-        }
+        forEachCopyWriterRows((rows, bytes) -> {
+            BenchmarkCsvWriter benchmark = new BenchmarkCsvWriter();
+            benchmark.setUp(rows);
+            benchmark.encodeRows(rows, bytes, BLACKHOLE);
+            assertThat(bytes.bytes).isGreaterThan((long) CopyWriterRows.ROWS * rows.columns);
+        });
     }
 
     @Test
     void binaryCopyWriter()
             throws Exception
     {
+        forEachCopyWriterRows((rows, bytes) -> {
+            BenchmarkBinaryCopyWriter benchmark = new BenchmarkBinaryCopyWriter();
+            benchmark.setUp(rows);
+            benchmark.encodeRows(rows, bytes, BLACKHOLE);
+            assertThat(bytes.bytes).isGreaterThan((long) CopyWriterRows.ROWS * rows.columns * 4);
+        });
+    }
+
+    /** Runs {@code run} once with the rows of each parameter combination of {@link CopyWriterRows}. */
+    private static void forEachCopyWriterRows(CopyWriterRun run)
+            throws Exception
+    {
         for (int columns : new int[] {8, 32}) {
             for (double quotedShare : new double[] {0.0, 0.2}) {
-                BenchmarkBinaryCopyWriter benchmark = new BenchmarkBinaryCopyWriter();
-                benchmark.columns = columns;
-                benchmark.quotedShare = quotedShare;
-                benchmark.setUp();
-                BenchmarkCsvWriter.Bytes bytes = new BenchmarkCsvWriter.Bytes();
-                benchmark.encodeRows(bytes, BLACKHOLE);
-                assertThat(bytes.bytes).isGreaterThan((long) BenchmarkCsvWriter.ROWS * columns * 4);
+                CopyWriterRows rows = new CopyWriterRows();
+                rows.columns = columns;
+                rows.quotedShare = quotedShare;
+                rows.setUp();
+                run.run(rows, new CopyWriterRows.Bytes());
             }
         }
+    }
+
+    @FunctionalInterface
+    private interface CopyWriterRun
+    {
+        void run(CopyWriterRows rows, CopyWriterRows.Bytes bytes)
+                throws Exception;
     }
 
     @Test

@@ -4,7 +4,6 @@ import io.pgsink.core.config.NulCharacterHandling;
 
 import java.nio.ByteBuffer;
 import java.sql.SQLException;
-import java.util.Arrays;
 
 import static java.util.Objects.requireNonNull;
 
@@ -22,9 +21,9 @@ import static java.util.Objects.requireNonNull;
  * ({@link io.pgsink.copy.encode.binary.BinaryValueEncoders}).
  *
  * <p>Errors, memory and row numbers as in {@link CsvWriter}: a value that cannot be encoded throws
- * {@link ValueEncodingException} and {@link #discardRow()} drops the half-written row; the buffer is
- * handed over only at row boundaries; the server numbers binary COPY "lines" by row, so
- * {@link #rowOfCopyLine(long)} is the identity.
+ * {@link ValueEncodingException} and {@link #discardRow()} drops the half-written row; the buffer
+ * (the same {@link CopyBuffer}) is handed over only at row boundaries; the server numbers binary
+ * COPY "lines" by row, so {@link #rowOfCopyLine(long)} is the identity.
  *
  * <p>Not thread-safe: a writer belongs to the thread running one COPY.
  */
@@ -33,22 +32,13 @@ public final class BinaryCopyWriter
 {
     private static final byte[] HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xFF, '\r', '\n',
             0, 0, 0, 0, 0, 0, 0, 0, 0};
-    private static final int MAX_BUFFER_BYTES = Integer.MAX_VALUE - 16;
-    private static final int MAX_INITIAL_BUFFER_BYTES = 1 << 20;
 
-    private final ChunkConsumer output;
-    private final int chunkBytes;
-    private final int initialBufferBytes;
-    private final long shrinkAboveBytes;
+    private final CopyBuffer out;
     private final boolean stripNul;
 
-    private byte[] buffer;
-    private int position;
-    private int rowStart;
     private int fieldsInRow;
     /** Where the length of the field being composed goes, or -1. */
     private int fieldStart = -1;
-    private long bytesHandedOver;
     private long rows;
 
     public BinaryCopyWriter(NulCharacterHandling nulHandling, ChunkConsumer output)
@@ -63,17 +53,7 @@ public final class BinaryCopyWriter
     public BinaryCopyWriter(NulCharacterHandling nulHandling, ChunkConsumer output, int chunkBytes)
     {
         this.stripNul = requireNonNull(nulHandling, "nulHandling is null") == NulCharacterHandling.STRIP;
-        this.output = requireNonNull(output, "output is null");
-        if (chunkBytes < 1) {
-            throw new IllegalArgumentException("chunkBytes must be positive, got " + chunkBytes);
-        }
-        this.chunkBytes = chunkBytes;
-        this.initialBufferBytes = (int) Math.min(chunkBytes + 1024L, MAX_INITIAL_BUFFER_BYTES);
-        this.shrinkAboveBytes = Math.max(4L * chunkBytes, 4L * MAX_INITIAL_BUFFER_BYTES);
-        this.buffer = new byte[Math.max(initialBufferBytes, HEADER.length)];
-        System.arraycopy(HEADER, 0, buffer, 0, HEADER.length);
-        position = HEADER.length;
-        rowStart = position;
+        this.out = new CopyBuffer(output, chunkBytes, HEADER);
     }
 
     @Override
@@ -88,7 +68,7 @@ public final class BinaryCopyWriter
     {
         startField(1);
         putInt(1);
-        buffer[position++] = (byte) (value ? 1 : 0);
+        out.bytes[out.position++] = (byte) (value ? 1 : 0);
     }
 
     public void writeShort(short value)
@@ -149,8 +129,8 @@ public final class BinaryCopyWriter
         }
         startField(length);
         putInt(length);
-        System.arraycopy(value, offset, buffer, position, length);
-        position += length;
+        System.arraycopy(value, offset, out.bytes, out.position, length);
+        out.position += length;
     }
 
     /** The bytes between the buffer's position and limit, without moving its position. */
@@ -159,8 +139,8 @@ public final class BinaryCopyWriter
         int length = value.remaining();
         startField(length);
         putInt(length);
-        value.duplicate().get(buffer, position, length);
-        position += length;
+        value.duplicate().get(out.bytes, out.position, length);
+        out.position += length;
     }
 
     @Override
@@ -179,21 +159,21 @@ public final class BinaryCopyWriter
     public void beginField()
     {
         startField(0);
-        fieldStart = position;
-        position += 4;
+        fieldStart = out.position;
+        out.position += 4;
     }
 
     public void appendShort(int value)
     {
         checkInField();
-        ensureCapacity(position + 2L);
+        out.ensureRoom(2);
         putShort(value);
     }
 
     public void endField()
     {
         checkInField();
-        putIntAt(fieldStart, position - fieldStart - 4);
+        putIntAt(fieldStart, out.position - fieldStart - 4);
         fieldStart = -1;
     }
 
@@ -205,19 +185,16 @@ public final class BinaryCopyWriter
         if (fieldsInRow == 0) {
             throw new IllegalStateException("A binary COPY row needs at least one field");
         }
-        putShortAt(rowStart, fieldsInRow);
+        putShortAt(out.rowStart(), fieldsInRow);
         rows++;
         fieldsInRow = 0;
-        rowStart = position;
-        if (position >= chunkBytes) {
-            handOver();
-        }
+        out.endRow();
     }
 
     @Override
     public void discardRow()
     {
-        position = rowStart;
+        out.discardRow();
         fieldsInRow = 0;
         fieldStart = -1;
     }
@@ -231,16 +208,17 @@ public final class BinaryCopyWriter
         if (fieldsInRow != 0) {
             throw new IllegalStateException("Row not ended: call endRow() or discardRow() before finish()");
         }
-        ensureCapacity(position + 2L);
+        out.ensureRoom(2);
         putShort(-1);
-        rowStart = position;
-        handOver();
+        // the trailer ends the stream as a row would, and goes with the last chunk
+        out.endRow();
+        out.flush();
     }
 
     /** Bytes of the rows ended so far (and of the header), handed over or still buffered. */
     public long bytesWritten()
     {
-        return bytesHandedOver + rowStart;
+        return out.bytesWritten();
     }
 
     /** Rows ended so far (discarded rows do not count). */
@@ -268,8 +246,8 @@ public final class BinaryCopyWriter
         requireNonNull(value, "value is null");
         int length = value.length();
         startField(3L * length + 1);
-        int lengthAt = position;
-        byte[] buffer = this.buffer;
+        int lengthAt = out.position;
+        byte[] buffer = out.bytes;
         int position = lengthAt + 4;
         if (jsonb) {
             buffer[position++] = 1;
@@ -307,7 +285,7 @@ public final class BinaryCopyWriter
             }
         }
         putIntAt(lengthAt, position - lengthAt - 4);
-        this.position = position;
+        out.position = position;
     }
 
     /** Starts a row when none is, counts the field, and makes room for its length and {@code bytes}. */
@@ -315,49 +293,37 @@ public final class BinaryCopyWriter
     {
         checkNotInField();
         if (fieldsInRow == 0) {
-            ensureCapacity(position + 2L + 4 + bytes);
-            position += 2;
+            out.ensureRoom(2L + 4 + bytes);
+            out.position += 2;
         }
         else {
-            ensureCapacity(position + 4L + bytes);
+            out.ensureRoom(4L + bytes);
         }
         fieldsInRow++;
     }
 
-    private void handOver()
-            throws SQLException
-    {
-        output.accept(buffer, 0, position);
-        bytesHandedOver += position;
-        position = 0;
-        rowStart = 0;
-        // one huge row must not pin its buffer for the rest of the COPY
-        if (buffer.length > shrinkAboveBytes) {
-            buffer = new byte[initialBufferBytes];
-        }
-    }
-
     private void putShort(int value)
     {
-        putShortAt(position, value);
-        position += 2;
+        putShortAt(out.position, value);
+        out.position += 2;
     }
 
     private void putShortAt(int at, int value)
     {
+        byte[] buffer = out.bytes;
         buffer[at] = (byte) (value >>> 8);
         buffer[at + 1] = (byte) value;
     }
 
     private void putInt(int value)
     {
-        putIntAt(position, value);
-        position += 4;
+        putIntAt(out.position, value);
+        out.position += 4;
     }
 
     private void putIntAt(int at, int value)
     {
-        byte[] buffer = this.buffer;
+        byte[] buffer = out.bytes;
         buffer[at] = (byte) (value >>> 24);
         buffer[at + 1] = (byte) (value >>> 16);
         buffer[at + 2] = (byte) (value >>> 8);
@@ -366,20 +332,10 @@ public final class BinaryCopyWriter
 
     private void putLong(long value)
     {
+        int position = out.position;
         putIntAt(position, (int) (value >>> 32));
         putIntAt(position + 4, (int) value);
-        position += 8;
-    }
-
-    private void ensureCapacity(long required)
-    {
-        if (required <= buffer.length) {
-            return;
-        }
-        if (required > MAX_BUFFER_BYTES) {
-            throw new ValueEncodingException("row does not fit in a 2 GiB buffer");
-        }
-        buffer = Arrays.copyOf(buffer, (int) Math.min(Math.max(required, 2L * buffer.length), MAX_BUFFER_BYTES));
+        out.position = position + 8;
     }
 
     private void checkInField()

@@ -34,17 +34,19 @@ import static java.util.Objects.requireNonNull;
  * stays well-formed. When PostgreSQL rejects a row it names a COPY line, which is not the row
  * number once values hold line feeds: {@link #rowOfCopyLine(long)} translates.
  *
- * <p>Memory: the buffer is handed over when a row ends and the buffer holds at least the chunk
- * size, never in the middle of a row. So it holds at most a chunk plus the largest row, and
- * {@link #discardRow()} can always drop a half-written row. The buffer shrinks back after an
+ * <p>Memory: the writer encodes into a {@link CopyBuffer}, which it shares with
+ * {@link BinaryCopyWriter}: the buffer is handed over when a row ends and the buffer holds at least
+ * the chunk size, never in the middle of a row. So it holds at most a chunk plus the largest row,
+ * and {@link #discardRow()} can always drop a half-written row. The buffer shrinks back after an
  * unusually large row.
  *
  * <p>Size: this class is over the house limit of about 400 lines on purpose. It is one job, the
  * encoder every COPY byte goes through, and its hot loops stay in one class so that the JIT inlines
- * them into one another with the buffer, position and quoting table as fields rather than passed
- * around: {@link #writeText} and {@link #appendText} each scan a value once for its UTF-8 length
- * and the characters that force quoting (the two scans differ in what they count: a field's quotes
- * and line feeds, or an array element's), then copy it. A shared scan would have to hand back
+ * them into one another with the quoting table as fields, and the buffer and position as the
+ * {@link CopyBuffer}'s fields, rather than passed around: {@link #writeText} and
+ * {@link #appendText} each scan a value once for its UTF-8 length and the characters that force
+ * quoting (the two scans differ in what they count: a field's quotes and line feeds, or an array
+ * element's), then copy it. A shared scan would have to hand back
  * several counts per value (an object per value, or a second pass over it) on the hottest path of
  * the sink, which is why the two loops look alike; {@code BenchmarkCsvWriter} measures them.
  *
@@ -55,8 +57,6 @@ public final class CsvWriter
 {
     public static final int DEFAULT_CHUNK_BYTES = 64 * 1024;
 
-    private static final int MAX_BUFFER_BYTES = Integer.MAX_VALUE - 16;
-    private static final int MAX_INITIAL_BUFFER_BYTES = 1 << 20;
     private static final byte[] NAN = ascii("NaN");
     private static final byte[] INFINITY = ascii("Infinity");
     private static final byte[] NEGATIVE_INFINITY = ascii("-Infinity");
@@ -78,10 +78,7 @@ public final class CsvWriter
     }
 
     private final CopyFormat format;
-    private final ChunkConsumer output;
-    private final int chunkBytes;
-    private final int initialBufferBytes;
-    private final long shrinkAboveBytes;
+    private final CopyBuffer out;
     private final byte delimiter;
     private final byte quote;
     private final byte escape;
@@ -91,14 +88,10 @@ public final class CsvWriter
     /** ASCII characters that force quoting: delimiter, quote, escape, CR, LF. */
     private final boolean[] special = new boolean[128];
 
-    private byte[] buffer;
-    private int position;
-    private int rowStart;
     private int fieldsInRow;
     private boolean inField;
     private int fieldStart;
     private int elementStart = -1;
-    private long bytesHandedOver;
     private long rows;
     /** Line feeds inside the values of the current row. */
     private int rowLineFeeds;
@@ -124,14 +117,7 @@ public final class CsvWriter
     public CsvWriter(CopyFormat format, ChunkConsumer output, int chunkBytes)
     {
         this.format = requireNonNull(format, "format is null");
-        this.output = requireNonNull(output, "output is null");
-        if (chunkBytes < 1) {
-            throw new IllegalArgumentException("chunkBytes must be positive, got " + chunkBytes);
-        }
-        this.chunkBytes = chunkBytes;
-        this.initialBufferBytes = (int) Math.min(chunkBytes + 1024L, MAX_INITIAL_BUFFER_BYTES);
-        this.shrinkAboveBytes = Math.max(4L * chunkBytes, 4L * MAX_INITIAL_BUFFER_BYTES);
-        this.buffer = new byte[initialBufferBytes];
+        this.out = new CopyBuffer(output, chunkBytes, new byte[0]);
         this.delimiter = (byte) format.delimiter();
         this.quote = (byte) format.quote();
         this.escape = (byte) format.escape();
@@ -155,8 +141,7 @@ public final class CsvWriter
     public void writeNull()
     {
         startField(nullBytes.length);
-        System.arraycopy(nullBytes, 0, buffer, position, nullBytes.length);
-        position += nullBytes.length;
+        out.append(nullBytes);
     }
 
     public void writeLong(long value)
@@ -254,8 +239,8 @@ public final class CsvWriter
 
         startField(utf8Length + escapes + 2);
         rowLineFeeds += valueLineFeeds;
-        byte[] buffer = this.buffer;
-        int position = this.position;
+        byte[] buffer = out.bytes;
+        int position = out.position;
         if (quoted) {
             buffer[position++] = quote;
         }
@@ -281,7 +266,7 @@ public final class CsvWriter
         if (quoted) {
             buffer[position++] = quote;
         }
-        this.position = position;
+        out.position = position;
     }
 
     /**
@@ -329,7 +314,7 @@ public final class CsvWriter
         checkNotInField();
         startField(0);
         inField = true;
-        fieldStart = position;
+        fieldStart = out.position;
     }
 
     /**
@@ -344,9 +329,9 @@ public final class CsvWriter
             throw new IllegalStateException("Array element not ended");
         }
         inField = false;
-        byte[] buffer = this.buffer;
+        byte[] buffer = out.bytes;
         int start = fieldStart;
-        int end = position;
+        int end = out.position;
         boolean quoted = end == start || buffer[start] == '\\';
         int escapes = 0;
         for (int i = start; i < end; i++) {
@@ -377,8 +362,8 @@ public final class CsvWriter
         if (c == 0 || c >= 0x80) {
             throw new IllegalArgumentException(String.format("Not a non-NUL ASCII character: U+%04X", (int) c));
         }
-        ensureCapacity(position + 1);
-        buffer[position++] = (byte) c;
+        out.ensureRoom(1);
+        out.bytes[out.position++] = (byte) c;
     }
 
     /** Appends ASCII text (no NUL) to the field being composed. */
@@ -386,9 +371,9 @@ public final class CsvWriter
     {
         checkInField();
         int length = value.length();
-        ensureCapacity(position + length);
-        byte[] buffer = this.buffer;
-        int position = this.position;
+        out.ensureRoom(length);
+        byte[] buffer = out.bytes;
+        int position = out.position;
         for (int i = 0; i < length; i++) {
             char c = value.charAt(i);
             if (c == 0 || c >= 0x80) {
@@ -396,7 +381,7 @@ public final class CsvWriter
             }
             buffer[position++] = (byte) c;
         }
-        this.position = position;
+        out.position = position;
     }
 
     /**
@@ -424,9 +409,9 @@ public final class CsvWriter
                 }
             }
         }
-        ensureCapacity(position + utf8Length);
-        byte[] buffer = this.buffer;
-        int position = this.position;
+        out.ensureRoom(utf8Length);
+        byte[] buffer = out.bytes;
+        int position = out.position;
         for (int i = 0; i < length; i++) {
             char c = value.charAt(i);
             if (c < 0x80) {
@@ -441,21 +426,21 @@ public final class CsvWriter
                 }
             }
         }
-        this.position = position;
+        out.position = position;
     }
 
     /** Appends the decimal digits of {@code value}, without allocating. */
     public void appendLong(long value)
     {
         checkInField();
-        ensureCapacity(position + 20);
+        out.ensureRoom(20);
         if (value == Long.MIN_VALUE) {
-            System.arraycopy(MIN_LONG, 0, buffer, position, MIN_LONG.length);
-            position += MIN_LONG.length;
+            System.arraycopy(MIN_LONG, 0, out.bytes, out.position, MIN_LONG.length);
+            out.position += MIN_LONG.length;
             return;
         }
         if (value < 0) {
-            buffer[position++] = '-';
+            out.bytes[out.position++] = '-';
             value = -value;
         }
         writeDigits(value, digitCount(value));
@@ -484,15 +469,15 @@ public final class CsvWriter
             return;
         }
         // sign, at most 19 integer digits, the point and the fraction
-        ensureCapacity(position + 21L + scale);
+        out.ensureRoom(21L + scale);
         if (unscaled < 0) {
-            buffer[position++] = '-';
+            out.bytes[out.position++] = '-';
             unscaled = -unscaled;
         }
         long divisor = POWERS_OF_TEN[scale];
         long integer = unscaled / divisor;
         writeDigits(integer, digitCount(integer));
-        buffer[position++] = '.';
+        out.bytes[out.position++] = '.';
         writeDigits(unscaled - integer * divisor, scale);
     }
 
@@ -504,7 +489,7 @@ public final class CsvWriter
             throw new IllegalArgumentException("value is negative: " + value);
         }
         int digits = Math.max(digitCount(value), width);
-        ensureCapacity(position + digits);
+        out.ensureRoom(digits);
         writeDigits(value, digits);
     }
 
@@ -515,13 +500,14 @@ public final class CsvWriter
         if (digits < 1 || digits > 16) {
             throw new IllegalArgumentException("digits must be between 1 and 16, got " + digits);
         }
-        ensureCapacity(position + digits);
-        byte[] buffer = this.buffer;
+        out.ensureRoom(digits);
+        byte[] buffer = out.bytes;
+        int position = out.position;
         for (int i = digits - 1; i >= 0; i--) {
             buffer[position + i] = HEX[(int) (value & 0xF)];
             value >>>= 4;
         }
-        position += digits;
+        out.position += digits;
     }
 
     public void appendDouble(double value)
@@ -561,9 +547,9 @@ public final class CsvWriter
             throw new IndexOutOfBoundsException("offset " + offset + " and length " + length + " do not fit in "
                     + value.length + " bytes");
         }
-        ensureCapacity(position + 2 + 2L * length);
-        byte[] buffer = this.buffer;
-        int position = this.position;
+        out.ensureRoom(2 + 2L * length);
+        byte[] buffer = out.bytes;
+        int position = out.position;
         buffer[position++] = '\\';
         buffer[position++] = 'x';
         for (int i = offset; i < offset + length; i++) {
@@ -571,7 +557,7 @@ public final class CsvWriter
             buffer[position++] = HEX[(b >> 4) & 0xF];
             buffer[position++] = HEX[b & 0xF];
         }
-        this.position = position;
+        out.position = position;
     }
 
     /** Appends the bytes between the buffer's position and limit as bytea, without moving its position. */
@@ -583,9 +569,9 @@ public final class CsvWriter
             return;
         }
         int length = value.remaining();
-        ensureCapacity(position + 2 + 2L * length);
-        byte[] buffer = this.buffer;
-        int position = this.position;
+        out.ensureRoom(2 + 2L * length);
+        byte[] buffer = out.bytes;
+        int position = out.position;
         buffer[position++] = '\\';
         buffer[position++] = 'x';
         for (int i = value.position(); i < value.limit(); i++) {
@@ -593,7 +579,7 @@ public final class CsvWriter
             buffer[position++] = HEX[(b >> 4) & 0xF];
             buffer[position++] = HEX[b & 0xF];
         }
-        this.position = position;
+        out.position = position;
     }
 
     /**
@@ -607,7 +593,7 @@ public final class CsvWriter
         if (elementStart >= 0) {
             throw new IllegalStateException("Array element already started");
         }
-        elementStart = position;
+        elementStart = out.position;
     }
 
     /**
@@ -622,8 +608,8 @@ public final class CsvWriter
             throw new IllegalStateException("No array element started");
         }
         elementStart = -1;
-        byte[] buffer = this.buffer;
-        int end = position;
+        byte[] buffer = out.bytes;
+        int end = out.position;
         boolean quoted = end == start;
         int escapes = 0;
         for (int i = start; i < end; i++) {
@@ -660,8 +646,8 @@ public final class CsvWriter
             throws SQLException
     {
         checkNotInField();
-        ensureCapacity(position + 1);
-        buffer[position++] = '\n';
+        out.ensureRoom(1);
+        out.bytes[out.position++] = '\n';
         // PostgreSQL counts line feeds inside quoted values in its COPY line numbers, except in
         // the first row (it learns the line ending style only at the end of that row)
         if (rowLineFeeds > 0 && rows > 0) {
@@ -671,10 +657,7 @@ public final class CsvWriter
         rowLineFeeds = 0;
         rows++;
         fieldsInRow = 0;
-        rowStart = position;
-        if (position >= chunkBytes) {
-            handOver();
-        }
+        out.endRow();
     }
 
     /**
@@ -685,7 +668,7 @@ public final class CsvWriter
     @Override
     public void discardRow()
     {
-        position = rowStart;
+        out.discardRow();
         fieldsInRow = 0;
         rowLineFeeds = 0;
         inField = false;
@@ -698,18 +681,16 @@ public final class CsvWriter
             throws SQLException
     {
         checkNotInField();
-        if (position != rowStart || fieldsInRow != 0) {
+        if (fieldsInRow != 0) {
             throw new IllegalStateException("Row not ended: call endRow() or discardRow() before finish()");
         }
-        if (position > 0) {
-            handOver();
-        }
+        out.flush();
     }
 
     /** Bytes of the rows ended so far, handed over or still buffered. */
     public long bytesWritten()
     {
-        return bytesHandedOver + rowStart;
+        return out.bytesWritten();
     }
 
     /** Rows ended so far (discarded rows do not count). */
@@ -760,26 +741,13 @@ public final class CsvWriter
         multiLineRowCount++;
     }
 
-    private void handOver()
-            throws SQLException
-    {
-        output.accept(buffer, 0, position);
-        bytesHandedOver += position;
-        position = 0;
-        rowStart = 0;
-        // one huge row must not pin its buffer for the rest of the COPY
-        if (buffer.length > shrinkAboveBytes) {
-            buffer = new byte[initialBufferBytes];
-        }
-    }
-
     /** Writes the delimiter unless this is the first field of the row, and makes room for {@code bytes} more. */
     private void startField(long bytes)
     {
         checkNotInField();
-        ensureCapacity(position + 1 + bytes);
+        out.ensureRoom(1 + bytes);
         if (fieldsInRow > 0) {
-            buffer[position++] = delimiter;
+            out.bytes[out.position++] = delimiter;
         }
         fieldsInRow++;
     }
@@ -792,8 +760,9 @@ public final class CsvWriter
     private void quoteInPlace(int start, int end, int escapes, byte quoteByte, byte escapeByte)
     {
         int newEnd = end + 2 + escapes;
-        ensureCapacity(newEnd);
-        byte[] buffer = this.buffer;
+        // end is the position: both callers quote what they have just written
+        out.ensureRoom(2L + escapes);
+        byte[] buffer = out.bytes;
         if (escapes == 0) {
             System.arraycopy(buffer, start, buffer, start + 1, end - start);
         }
@@ -809,7 +778,7 @@ public final class CsvWriter
         }
         buffer[start] = quoteByte;
         buffer[newEnd - 1] = quoteByte;
-        position = newEnd;
+        out.position = newEnd;
     }
 
     private boolean equalsNullString(CharSequence value, boolean skipNul)
@@ -855,22 +824,21 @@ public final class CsvWriter
     private void appendBytes(byte[] bytes)
     {
         checkInField();
-        ensureCapacity(position + bytes.length);
-        System.arraycopy(bytes, 0, buffer, position, bytes.length);
-        position += bytes.length;
+        out.append(bytes);
     }
 
     /** Writes the non-negative {@code value} right-aligned in {@code digits} positions, zero-padded. */
     private void writeDigits(long value, int digits)
     {
-        byte[] buffer = this.buffer;
-        int end = position + digits;
-        for (int i = end - 1; i >= position; i--) {
+        byte[] buffer = out.bytes;
+        int start = out.position;
+        int end = start + digits;
+        for (int i = end - 1; i >= start; i--) {
             long quotient = value / 10;
             buffer[i] = (byte) ('0' + (value - quotient * 10));
             value = quotient;
         }
-        position = end;
+        out.position = end;
     }
 
     private static long[] powersOfTen()
@@ -893,17 +861,6 @@ public final class CsvWriter
             bound *= 10;
         }
         return 19;
-    }
-
-    private void ensureCapacity(long required)
-    {
-        if (required <= buffer.length) {
-            return;
-        }
-        if (required > MAX_BUFFER_BYTES) {
-            throw new ValueEncodingException("row does not fit in a 2 GiB buffer");
-        }
-        buffer = Arrays.copyOf(buffer, (int) Math.min(Math.max(required, 2L * buffer.length), MAX_BUFFER_BYTES));
     }
 
     private void checkInField()
