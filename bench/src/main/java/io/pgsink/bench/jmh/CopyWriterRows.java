@@ -1,4 +1,4 @@
-package io.pgsink.bench;
+package io.pgsink.bench.jmh;
 
 import io.pgsink.copy.write.ChunkConsumer;
 import org.openjdk.jmh.annotations.AuxCounters;
@@ -30,7 +30,10 @@ public class CopyWriterRows
     @Param({"8", "32"})
     public int columns;
 
-    /** Share of text values that contain a delimiter, quote or newline and so need quoting in CSV (binary does not care). */
+    /**
+     * Share of text values that contain a delimiter, quote or newline and so need quoting in CSV (binary does not
+     * care).
+     */
     @Param({"0.0", "0.2"})
     public double quotedShare;
 
@@ -67,7 +70,10 @@ public class CopyWriterRows
             case "int8" -> random.nextLong();
             case "int4" -> random.nextInt();
             case "numeric" -> BigDecimal.valueOf(random.nextLong() % 10_000_000_000L, 2);
-            case "timestamptz" -> OffsetDateTime.ofInstant(Instant.ofEpochSecond(1_700_000_000L + random.nextInt(100_000_000), random.nextInt(1_000_000) * 1000L), ZoneOffset.UTC);
+            case "timestamptz" -> OffsetDateTime.ofInstant(
+                    Instant.ofEpochSecond(1_700_000_000L + random.nextInt(100_000_000),
+                            random.nextInt(1_000_000) * 1000L),
+                    ZoneOffset.UTC);
             case "bool" -> random.nextBoolean();
             case "uuid" -> new UUID(random.nextLong(), random.nextLong());
             default -> random.nextDouble() < quotedShare
