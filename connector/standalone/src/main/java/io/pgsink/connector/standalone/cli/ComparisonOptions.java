@@ -113,7 +113,8 @@ final class ComparisonOptions
         }
         catch (IOException e) {
             throw new CommandLine.ParameterException(commandLine, "Invalid value " + httpPort.get()
-                    + " for option --http-port: cannot listen on 127.0.0.1:" + httpPort.get() + ": " + e.getMessage());
+                    + " for option --http-port: cannot listen on 127.0.0.1:" + httpPort.get() + " (" + e.getMessage()
+                    + "); give a free port");
         }
     }
 
