@@ -3,11 +3,15 @@ package io.pgsink.connector.standalone.cli;
 import io.pgsink.connector.standalone.config.StandaloneConfig;
 
 import io.pgsink.connector.standalone.load.LoadSettings;
+import io.pgsink.connector.standalone.monitoring.HttpEndpoint;
+import io.pgsink.connector.standalone.monitoring.HttpSecurity;
+import io.pgsink.connector.standalone.monitoring.SinkMetrics;
 import io.pgsink.connector.standalone.verify.ConnectorSettings;
 import io.pgsink.connector.standalone.verify.VerifyOptions;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -66,6 +70,11 @@ final class ComparisonOptions
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the verification report as JSON to FILE.")
     Optional<Path> json;
 
+    @Option(names = "--http-port", paramLabel = "PORT",
+            description = "Serve the progress per table (pgsink_verify_* meters) at http://127.0.0.1:PORT/metrics "
+                    + "while comparing, in the service's Prometheus format; no TLS, no credentials.")
+    Optional<Integer> httpPort;
+
     /**
      * What to compare: the service's configuration ({@code --config}), or a Kafka Connect sink's
      * ({@code --connector-config} with {@code --source-url}).
@@ -85,6 +94,28 @@ final class ComparisonOptions
         }
         return ConnectorSettings.of(ConnectorSettings.read(connectorConfig.get()), sourceUrl.get(), sourceUser,
                 Optional.ofNullable(environment.get(SOURCE_PASSWORD)), sourceTables);
+    }
+
+    /**
+     * Serves {@code metrics} at {@code --http-port}, when given; the caller closes the endpoint.
+     *
+     * @throws CommandLine.ParameterException when the port cannot be listened on
+     */
+    Optional<HttpEndpoint> serveMetrics(CommandLine commandLine, SinkMetrics metrics)
+    {
+        if (httpPort.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(HttpEndpoint.start("127.0.0.1", httpPort.get(),
+                    new HttpSecurity(Optional.empty(), Optional.empty(), Optional.empty()), metrics::scrape,
+                    () -> new HttpEndpoint.Health(true, "{\"status\":\"UP\"}")));
+        }
+        catch (IOException e) {
+            throw new CommandLine.ParameterException(commandLine, "Invalid value " + httpPort.get()
+                    + " for option --http-port: cannot listen on 127.0.0.1:" + httpPort.get() + " (" + e.getMessage()
+                    + "); give a free port");
+        }
     }
 
     /** @throws CommandLine.ParameterException when a value is out of range */

@@ -4,6 +4,8 @@ import io.pgsink.connector.standalone.service.LsnText;
 
 import io.pgsink.connector.standalone.config.StandaloneConfig;
 import io.pgsink.connector.standalone.load.LoadSettings;
+import io.pgsink.connector.standalone.monitoring.HttpEndpoint;
+import io.pgsink.connector.standalone.monitoring.SinkMetrics;
 import io.pgsink.connector.standalone.verify.Repairer;
 import io.pgsink.merge.session.TargetConnector;
 import picocli.CommandLine;
@@ -11,6 +13,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -40,8 +43,16 @@ final class RepairCommand
             throws InterruptedException
     {
         LoadSettings settings = comparison.settings(spec.commandLine(), System.getenv());
-        Repairer.Result result = new Repairer(settings, TargetConnector.fromConfig(settings.sink()),
-                comparison.options(spec.commandLine()), LsnText::of).run();
+        SinkMetrics metrics = new SinkMetrics(settings.sink().sinkName());
+        Optional<HttpEndpoint> endpoint = comparison.serveMetrics(spec.commandLine(), metrics);
+        Repairer.Result result;
+        try {
+            result = new Repairer(settings, TargetConnector.fromConfig(settings.sink()),
+                    comparison.options(spec.commandLine()), LsnText::of, metrics).run();
+        }
+        finally {
+            endpoint.ifPresent(HttpEndpoint::close);
+        }
         PrintWriter out = spec.commandLine().getOut();
         result.verified().lines().forEach(out::println);
         result.lines().forEach(out::println);

@@ -2,6 +2,8 @@ package io.pgsink.connector.standalone.cli;
 
 import io.pgsink.connector.standalone.config.StandaloneConfig;
 import io.pgsink.connector.standalone.load.LoadSettings;
+import io.pgsink.connector.standalone.monitoring.HttpEndpoint;
+import io.pgsink.connector.standalone.monitoring.SinkMetrics;
 import io.pgsink.connector.standalone.verify.Verifier;
 import io.pgsink.connector.standalone.verify.VerifyReport;
 import io.pgsink.core.error.ErrorCode;
@@ -45,8 +47,16 @@ final class VerifyCommand
             throws InterruptedException
     {
         LoadSettings settings = comparison.settings(spec.commandLine(), System.getenv());
-        VerifyReport report = new Verifier(settings, TargetConnector.fromConfig(settings.sink()),
-                comparison.options(spec.commandLine())).run();
+        SinkMetrics metrics = new SinkMetrics(settings.sink().sinkName());
+        Optional<HttpEndpoint> endpoint = comparison.serveMetrics(spec.commandLine(), metrics);
+        VerifyReport report;
+        try {
+            report = new Verifier(settings, TargetConnector.fromConfig(settings.sink()),
+                    comparison.options(spec.commandLine()), metrics).run();
+        }
+        finally {
+            endpoint.ifPresent(HttpEndpoint::close);
+        }
         PrintWriter out = spec.commandLine().getOut();
         report.lines().forEach(out::println);
         out.flush();

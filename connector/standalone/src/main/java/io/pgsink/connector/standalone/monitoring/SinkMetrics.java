@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.pgsink.connector.standalone.load.LoadListener;
+import io.pgsink.connector.standalone.verify.VerifyListener;
 import io.pgsink.core.buffer.Batch;
 import io.pgsink.core.buffer.FlushListener;
 import io.pgsink.core.buffer.TableBatch;
@@ -19,6 +20,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -37,13 +40,15 @@ import java.util.stream.Collectors;
  * <li>{@code pgsink_state{state}}: 1 for the service's current {@link ServiceState.State}, 0 for the others;</li>
  * <li>{@code pgsink_initial_load_rows_total{table}} and {@code pgsink_initial_load_bytes_total{table}}: rows and COPY
  * bytes the initial load committed per source table;</li>
+ * <li>{@code pgsink_verify_*{table}}: with {@code pgsink verify} and {@code pgsink repair --http-port}, each
+ * table's key ranges (total and compared), source rows compared, differing keys found and elapsed time;</li>
  * <li>{@code hikaricp_*{pool="pgsink-<sink>"}}: the target connection pool (connections active, idle and pending,
  * acquire, usage and creation times, timeouts).</li>
  * </ul>
  * Counters are thread-safe; {@link #flushed} runs on the sink's thread.
  */
 public final class SinkMetrics
-        implements FlushListener, LoadListener
+        implements FlushListener, LoadListener, VerifyListener
 {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final String sinkName;
@@ -56,6 +61,7 @@ public final class SinkMetrics
     private final Map<TableId, TableCounters> tables = new ConcurrentHashMap<>();
     private final AtomicLong rowsApplied = new AtomicLong();
     private final Map<TableId, Counter[]> loadCounters = new ConcurrentHashMap<>();
+    private final Map<TableId, AtomicReference<VerifySnapshot>> verifyProgress = new ConcurrentHashMap<>();
 
     public SinkMetrics(String sinkName)
     {
@@ -143,6 +149,50 @@ public final class SinkMetrics
                         .description("COPY bytes the initial load committed").baseUnit("bytes").register(registry)});
         counters[0].increment(rows);
         counters[1].increment(bytes);
+    }
+
+    @Override
+    public void progressed(TableProgress progress)
+    {
+        VerifySnapshot snapshot = new VerifySnapshot(progress, System.nanoTime());
+        verifyProgress.computeIfAbsent(progress.table(), table -> verifyGauges(table, snapshot)).set(snapshot);
+    }
+
+    /** Registers the gauges of {@code table}'s verify progress, which never reads null. */
+    private AtomicReference<VerifySnapshot> verifyGauges(TableId table, VerifySnapshot first)
+    {
+        AtomicReference<VerifySnapshot> progress = new AtomicReference<>(first);
+        String name = table.schema() + "." + table.table();
+        verifyGauge("pgsink.verify.ranges", name, progress, TableProgress::rangesTotal,
+                "Key ranges the table is cut into (0 until all are cut)");
+        verifyGauge("pgsink.verify.ranges.done", name, progress, TableProgress::rangesDone, "Key ranges compared");
+        verifyGauge("pgsink.verify.rows.compared", name, progress, TableProgress::rowsCompared,
+                "Source rows in the key ranges compared");
+        verifyGauge("pgsink.verify.differing.keys", name, progress, TableProgress::differingKeys,
+                "Keys found differing so far, before they are re-checked");
+        Gauge.builder("pgsink.verify.elapsed", progress, current -> current.get().elapsedSeconds(System.nanoTime()))
+                .tag("table", name).baseUnit("seconds")
+                .description("Time the table's comparison took, or has taken so far").register(registry);
+        return progress;
+    }
+
+    private void verifyGauge(String meter, String table, AtomicReference<VerifySnapshot> progress,
+            ToDoubleFunction<TableProgress> value, String description)
+    {
+        Gauge.builder(meter, progress, current -> value.applyAsDouble(current.get().progress())).tag("table", table)
+                .description(description).register(registry);
+    }
+
+    /** A table's verify progress as reported at {@code atNanos}. */
+    private record VerifySnapshot(TableProgress progress, long atNanos)
+    {
+        /** Until the table's last range is compared, its elapsed time goes on. */
+        double elapsedSeconds(long nowNanos)
+        {
+            boolean done = progress.rangesTotal() > 0 && progress.rangesDone() == progress.rangesTotal();
+            long millis = progress.elapsedMillis() + (done ? 0 : (nowNanos - atNanos) / 1_000_000);
+            return millis / 1000.0;
+        }
     }
 
     /** Registers {@code table}'s meters, as its first flush does. */

@@ -73,6 +73,7 @@ public final class Repairer
     private final TargetConnector target;
     private final VerifyOptions options;
     private final Function<SourcePosition, String> positionText;
+    private final VerifyListener listener;
 
     /**
      * @param positionText how {@code metadata.source.position.column} shows a position, as in the service
@@ -80,6 +81,14 @@ public final class Repairer
     public Repairer(LoadSettings settings, TargetConnector target, VerifyOptions options,
             Function<SourcePosition, String> positionText)
     {
+        this(settings, target, options, positionText, VerifyListener.NONE);
+    }
+
+    /** @param listener told of each table's progress while the repair verifies */
+    public Repairer(LoadSettings settings, TargetConnector target, VerifyOptions options,
+            Function<SourcePosition, String> positionText, VerifyListener listener)
+    {
+        this.listener = requireNonNull(listener, "listener is null");
         this.settings = requireNonNull(settings, "settings is null");
         this.target = requireNonNull(target, "target is null");
         this.options = requireNonNull(options, "options is null");
@@ -104,7 +113,7 @@ public final class Repairer
     public Result run()
             throws InterruptedException
     {
-        VerifyReport verified = new Verifier(settings, target, options).run();
+        VerifyReport verified = new Verifier(settings, target, options, listener).run();
         List<String> lines = new ArrayList<>();
         if (verified.equal()) {
             lines.add("pgsink repair: nothing to repair, every table is equal");

@@ -14,10 +14,11 @@ import static java.util.Objects.requireNonNull;
  * @param targetRows rows read from the target table, soft-deleted ones left out
  * @param listed the differing keys, in the order found (at most {@code --max-keys})
  * @param unlisted how many more keys differed, by kind, beyond those listed (not re-checked)
+ * @param elapsedMillis how long its key ranges took to compare, from its first cut to its last range
  */
 record TableReport(TablePair table, long sourceRows, long targetRows, long chunks, long differingChunks,
         List<Difference> listed,
-        Map<Difference.Kind, Long> unlisted)
+        Map<Difference.Kind, Long> unlisted, long elapsedMillis)
 {
     TableReport
     {

@@ -31,6 +31,7 @@ final class TableResult
     private int rangesDone;
     private long startNanos;
     private long reportedNanos;
+    private long lastNanos;
 
     TableResult(TablePair table, int maxKeys)
     {
@@ -43,6 +44,7 @@ final class TableResult
     {
         this.startNanos = nanos;
         this.reportedNanos = nanos;
+        this.lastNanos = nanos;
     }
 
     /** The table is cut into {@code ranges} key ranges (until then, their number is unknown). */
@@ -58,16 +60,32 @@ final class TableResult
     synchronized Optional<String> rangeDone(long nanos, long interval)
     {
         rangesDone++;
+        lastNanos = nanos;
         boolean done = rangesDone == ranges;
         if (!done && nanos - reportedNanos < interval) {
             return Optional.empty();
         }
         reportedNanos = nanos;
-        long differing = kept.size() + unkept.values().stream().mapToLong(Long::longValue).sum();
+        long differing = differing();
         return Optional.of(table.describe() + ": " + (done ? "compared " : "")
                 + rangesDone + "/" + (ranges == 0 ? "?" : ranges) + " key ranges, " + sourceRows + " source rows, "
                 + targetRows + " target rows, " + differing + " differing keys (before re-checking) in "
                 + (nanos - startNanos) / 1_000_000 + " ms");
+    }
+
+    /**
+     * Tells {@code listener} where the comparison stands at {@code nanos}, holding this table's lock so
+     * that the listener hears of its progress in order.
+     */
+    synchronized void report(VerifyListener listener, long nanos)
+    {
+        listener.progressed(new VerifyListener.TableProgress(table.source().table(), ranges, rangesDone, sourceRows,
+                differing(), (nanos - startNanos) / 1_000_000));
+    }
+
+    private long differing()
+    {
+        return kept.size() + unkept.values().stream().mapToLong(Long::longValue).sum();
     }
 
     TablePair table()
@@ -108,6 +126,7 @@ final class TableResult
 
     synchronized TableReport report()
     {
-        return new TableReport(table, sourceRows, targetRows, chunks, differingChunks, kept, unkept);
+        return new TableReport(table, sourceRows, targetRows, chunks, differingChunks, kept, unkept,
+                (lastNanos - startNanos) / 1_000_000);
     }
 }

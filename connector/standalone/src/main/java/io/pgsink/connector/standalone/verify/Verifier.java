@@ -44,12 +44,20 @@ public final class Verifier
     private final LoadSettings settings;
     private final TargetConnector target;
     private final VerifyOptions options;
+    private final VerifyListener listener;
 
     public Verifier(LoadSettings settings, TargetConnector target, VerifyOptions options)
+    {
+        this(settings, target, options, VerifyListener.NONE);
+    }
+
+    /** @param listener told of each table's progress (the metrics of {@code pgsink verify --http-port}) */
+    public Verifier(LoadSettings settings, TargetConnector target, VerifyOptions options, VerifyListener listener)
     {
         this.settings = requireNonNull(settings, "settings is null");
         this.target = requireNonNull(target, "target is null");
         this.options = requireNonNull(options, "options is null");
+        this.listener = requireNonNull(listener, "listener is null");
     }
 
     /**
@@ -141,7 +149,9 @@ public final class Verifier
             throws SQLException, InterruptedException
     {
         TablePair pair = result.table();
-        result.started(System.nanoTime());
+        long start = System.nanoTime();
+        result.started(start);
+        result.report(listener, start);
         Optional<List<String>> lower = Optional.empty();
         int ranges = 0;
         while (true) {
@@ -151,6 +161,7 @@ public final class Verifier
             if (upper.isEmpty()) {
                 // before the last range is queued, so that its worker knows it is the last
                 result.cut(ranges);
+                result.report(listener, System.nanoTime());
             }
             Optional<Task> task = Optional.of(new Task(new KeyRange(pair, lower, upper), result));
             while (!tasks.offer(task, 100, TimeUnit.MILLISECONDS)) {
@@ -181,8 +192,10 @@ public final class Verifier
             while ((next = tasks.take()).isPresent()) {
                 task = next.get();
                 comparer.compare(task.range(), task.result());
-                task.result().rangeDone(System.nanoTime(), PROGRESS_INTERVAL_NANOS)
+                long now = System.nanoTime();
+                task.result().rangeDone(now, PROGRESS_INTERVAL_NANOS)
                         .ifPresent(line -> log.info("{} - {}", settings.sink().sinkName(), line));
+                task.result().report(listener, now);
             }
         }
         catch (SQLException e) {

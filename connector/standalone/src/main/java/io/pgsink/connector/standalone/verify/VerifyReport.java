@@ -100,6 +100,7 @@ public record VerifyReport(List<TableReport> tables, long elapsedMillis, String 
             entry.put("sourceRows", table.sourceRows());
             entry.put("targetRows", table.targetRows());
             entry.put("chunks", table.chunks());
+            entry.put("elapsedMillis", table.elapsedMillis());
             entry.put("keyColumns", table.table().keyNames());
             for (Difference.Kind kind : Difference.Kind.values()) {
                 String name = kind.name().toLowerCase(Locale.ROOT);

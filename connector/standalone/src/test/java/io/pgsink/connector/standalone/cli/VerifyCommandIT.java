@@ -14,6 +14,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.ConnectException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -30,8 +36,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@code pgsink verify} through the command line, against a source and a target the standalone
@@ -655,6 +663,67 @@ class VerifyCommandIT
 
         assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(2);
         assertThat(result.err()).contains("pgsink: Cannot verify: \"public\".\"items\" is a history table");
+    }
+
+    /**
+     * {@code --http-port} serves each table's progress while verify compares: the target's items are
+     * locked, so their one key range waits while the orders' three ranges are compared, and the
+     * scrape at that moment finds the orders done and the items started, then the lock is let go.
+     */
+    @Test
+    void servesTheProgressPerTableWhileComparing()
+            throws Exception
+    {
+        Map<String, String> properties = configuration();
+        streamAndStop(properties);
+        target.execute("UPDATE public.orders SET status = 'changed' WHERE id = 10");
+        int port;
+        try (ServerSocket free = new ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        Path json = directory.resolve("report.json");
+        HttpClient client = HttpClient.newHttpClient();
+        HttpRequest scrape = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build();
+        String orders = "{sink=\"" + sinkName + "\",table=\"public.orders\"}";
+        String items = "{sink=\"" + sinkName + "\",table=\"public.items\"}";
+        CompletableFuture<TestingCommand> verifying;
+        try (Connection holder = target.connect(); Statement statement = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            statement.execute("LOCK TABLE public.items IN ACCESS EXCLUSIVE MODE");
+            verifying = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return verify(properties, "--http-port", String.valueOf(port), "--json", json.toString());
+                }
+                catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            RunningService.await("the orders compared while the items wait", CATCH_UP, () -> {
+                assertThat(verifying).as("verify still runs").isNotDone();
+                String metrics = client.send(scrape, HttpResponse.BodyHandlers.ofString()).body();
+                assertThat(metrics)
+                        .contains("pgsink_verify_ranges" + orders + " 3.0")
+                        .contains("pgsink_verify_ranges_done" + orders + " 3.0")
+                        .contains("pgsink_verify_rows_compared" + orders + " 2500.0")
+                        .contains("pgsink_verify_differing_keys" + orders + " 1.0")
+                        .contains("pgsink_verify_ranges" + items + " 1.0")
+                        .contains("pgsink_verify_ranges_done" + items + " 0.0")
+                        .contains("pgsink_verify_differing_keys" + items + " 0.0")
+                        .containsPattern("pgsink_verify_elapsed_seconds" + Pattern.quote(orders) + " \\d");
+            });
+            holder.rollback();
+        }
+        TestingCommand result = verifying.get(CATCH_UP.toSeconds(), TimeUnit.SECONDS);
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
+        assertThat(result.out()).contains("pgsink verify: 2 tables, 1 equal, 1 differing (1 key)");
+        JsonNode report = new ObjectMapper().readTree(json.toFile());
+        for (JsonNode table : report.get("tables")) {
+            assertThat(table.get("elapsedMillis").asLong()).as(table.toString()).isNotNegative();
+        }
+        // the endpoint ends with the command
+        assertThatThrownBy(() -> client.send(scrape, HttpResponse.BodyHandlers.ofString()))
+                .isInstanceOf(ConnectException.class);
     }
 
     /**
