@@ -2,7 +2,6 @@ package io.pgsink.bench.load;
 
 import io.pgsink.bench.support.BenchmarkDatabase;
 import io.pgsink.bench.support.CpuTimes;
-import io.pgsink.bench.support.LoadAverage;
 
 import java.io.IOException;
 import java.net.URI;
@@ -14,7 +13,6 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -436,63 +434,6 @@ final class LoadBenchmark
         List<String> all = new ArrayList<>(list);
         all.add(element);
         return all;
-    }
-
-    /** A Markdown table of the results, with rows/s relative to the baseline of the same scenario and run. */
-    static String table(List<Result> results)
-    {
-        StringBuilder table = new StringBuilder("| scenario | method | run | seconds | rows/s | ratio | load phase s "
-                + "(rows/s) | client CPU s | server CPU s |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
-        for (Result result : results) {
-            Result baseline = baseline(results, result);
-            table.append(String.format(Locale.ROOT, "| %s | %s | %d | %.1f | %,.0f | %s | %s | %.1f | %s |%n",
-                    result.scenario(), result.method().replace("|", "\\|"), result.run(),
-                    result.seconds(), result.rowsPerSecond(),
-                    baseline == null ? "" : String.format(Locale.ROOT, "%.2f",
-                            result.rowsPerSecond() / baseline.rowsPerSecond()),
-                    Double.isNaN(result.loadSeconds()) ? "" : String.format(Locale.ROOT, "%.1f (%,.0f)",
-                            result.loadSeconds(), result.rows() / result.loadSeconds()), result.clientCpu(),
-                    Double.isNaN(result.serverCpu()) ? "?" : String.format(Locale.ROOT, "%.1f", result.serverCpu())));
-        }
-        return table.toString();
-    }
-
-    /** The parallel pipes for several tables, the single pipe for one table, Debezium's path for its table. */
-    private static Result baseline(List<Result> results, Result result)
-    {
-        for (String method : List.of("psql | psql, all tables at once", "psql | psql",
-                "Debezium snapshot → pgsink (snapshot.mode=when_needed)")) {
-            for (Result candidate : results) {
-                if (candidate.scenario().equals(result.scenario()) && candidate.run() == result.run()
-                        && candidate.method().equals(method)) {
-                    return candidate;
-                }
-            }
-        }
-        return null;
-    }
-
-    static Path writeReport(Path file, String commandLine, String loadAverage, String table)
-            throws IOException
-    {
-        Files.createDirectories(file.getParent());
-        String report = "# Initial load benchmark\n\n"
-                + "Written " + Instant.now() + " on " + Runtime.getRuntime().availableProcessors()
-                        + " cores; load average before the run " + loadAverage
-                + ", after it " + LoadAverage.read() + ".\n\n"
-                + "```\n" + commandLine + "\n```\n\n"
-                + "Ratio: rows/s relative to the `psql | psql` pipe (one table), to the parallel pipes (several "
-                        + "tables), to Debezium's snapshot path (its table), in the same run.\n"
-                + "pgsink and Debezium are timed from the start of `pgsink run` (JVM start, slot creation and "
-                        + "planning included) until the load's completion row is committed"
-                + " (the load phase column: from the progress table's start row, after the slot is created and the "
-                        + "tables planned, to the completion row)"
-                + " (Debezium: until the target holds every row). Every target table was checked against its source "
-                        + "(row count and sum of the rows' md5).\n"
-                + "Server CPU is the whole PostgreSQL process tree, other clients of the same server included.\n\n"
-                + table;
-        Files.writeString(file, report);
-        return file;
     }
 
     /** How a method names its {@code initial.load.parallelism}: 0 is the service's default. */

@@ -89,11 +89,11 @@ public final class LoadBenchmarkCommand
         LoadBenchmark benchmark = new LoadBenchmark(url, jar, bigRows, tables, rows, debeziumRows, parallelism, formats,
                 repeat, methods);
         List<LoadBenchmark.Result> results = benchmark.run();
-        String table = LoadBenchmark.table(results);
+        String table = LoadReport.table(results);
         System.out.println();
         System.out.println(table);
         if (report != null) {
-            Path written = LoadBenchmark.writeReport(report.resolve(reportName + ".md"), commandLine, loadAverage,
+            Path written = LoadReport.write(report.resolve(reportName + ".md"), commandLine, loadAverage,
                     table);
             System.out.println("Wrote " + written);
         }

@@ -8,20 +8,15 @@ import io.pgsink.core.change.SourcePosition;
 import io.pgsink.core.change.TableId;
 import io.pgsink.core.change.TableSchema;
 import io.pgsink.core.change.UnavailableValue;
-import io.pgsink.core.error.ErrorCode;
-import io.pgsink.core.error.SinkException;
 import io.pgsink.merge.dialect.Dialect;
 import io.pgsink.merge.session.TargetConnector;
 import io.pgsink.merge.state.MovedRows.Move;
 import io.pgsink.merge.state.MovedRows;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.jetbrains.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -71,19 +66,11 @@ final class KeyChanges
     private static final Logger log = LoggerFactory.getLogger(KeyChanges.class);
     /** How often waiting creates look for their saved rows. */
     private static final long LOOK_EVERY_NANOS = 50_000_000L;
-    private static final long PRUNE_EVERY_NANOS = 600_000_000_000L;
 
     private final String name;
-    private final MovedRows rows;
-    private final TargetConnector connector;
-    private final Supplier<Dialect> dialect;
+    private final SavedRows savedRows;
     private final Predicate<TableId> history;
     private final long waitNanos;
-    private final long pruneSeconds;
-    @Nullable
-    private Connection connection;
-    private boolean tableReady;
-    private long lastPruneNanos;
     private long lastLookNanos;
 
     /** Key-change deletes taken and not yet committed. */
@@ -102,13 +89,9 @@ final class KeyChanges
     {
         this.history = requireNonNull(history, "history is null");
         this.name = requireNonNull(name, "name is null");
-        this.rows = requireNonNull(rows, "rows is null");
-        this.connector = requireNonNull(connector, "connector is null");
-        this.dialect = requireNonNull(dialect, "dialect is null");
         this.waitNanos = waitMillis * 1_000_000;
         // saved rows are needed while a create may still come; far longer than anyone waits for one
-        this.pruneSeconds = Math.max(3600, 10 * waitMillis / 1000);
-        this.lastPruneNanos = System.nanoTime();
+        this.savedRows = new SavedRows(name, rows, connector, dialect, Math.max(3600, 10 * waitMillis / 1000));
         this.lastLookNanos = System.nanoTime() - LOOK_EVERY_NANOS;
     }
 
@@ -142,7 +125,7 @@ final class KeyChanges
             // a history table has no current row to save: its creates are filled from the buffer, or fail
             return;
         }
-        ensureTable();
+        savedRows.ensureTable();
         Pending pending = new Pending(moveOf(delete), position.partition(), KafkaPositions.parseOffset(position));
         deletes.add(pending);
         buffered.put(keyOf(pending.move), pending);
@@ -194,7 +177,7 @@ final class KeyChanges
                     KafkaSinkConfig.KEY_CHANGE_WAIT_MS, waitNanos / 1_000_000);
             return false;
         }
-        MovedRows.SavedRow saved = find(List.of(move)).get(move);
+        MovedRows.SavedRow saved = savedRows.find(List.of(move)).get(move);
         if (saved == null) {
             if (waited == null || waited.offset != offset) {
                 waiting.put(partition, new Waiting(move, offset, System.nanoTime()));
@@ -231,7 +214,7 @@ final class KeyChanges
             return released;
         }
         lastLookNanos = now;
-        Map<Move, MovedRows.SavedRow> found = find(looking);
+        Map<Move, MovedRows.SavedRow> found = savedRows.find(looking);
         for (Map.Entry<TopicPartition, Waiting> entry : waiting.entrySet()) {
             Waiting waited = entry.getValue();
             if (waited.released) {
@@ -332,87 +315,13 @@ final class KeyChanges
     /** Deletes saved rows no create took, now and then. */
     void prune()
     {
-        long now = System.nanoTime();
-        if (!tableReady || now - lastPruneNanos < PRUNE_EVERY_NANOS) {
-            return;
-        }
-        lastPruneNanos = now;
-        try {
-            Connection open = connection();
-            int pruned = rows.prune(open, pruneSeconds);
-            open.commit();
-            if (pruned > 0) {
-                log.info("{} - deleted {} old rows of primary-key changes that no create took within {} s", name,
-                        pruned, pruneSeconds);
-            }
-        }
-        catch (SQLException e) {
-            closeConnection();
-            log.warn("{} - cannot delete the old rows of primary-key changes no create took; trying again later: {}",
-                    name, e.getMessage());
-        }
+        savedRows.prune();
     }
 
     @Override
     public void close()
     {
-        closeConnection();
-    }
-
-    private void ensureTable()
-    {
-        if (tableReady) {
-            return;
-        }
-        try {
-            rows.createTable(connection(), dialect.get());
-            tableReady = true;
-        }
-        catch (SQLException e) {
-            closeConnection();
-            throw new SinkException(ErrorCode.TRANSIENT, "Cannot create the table " + MovedRows.TABLE
-                    + " (the old rows of primary-key changes): " + e.getMessage(), e);
-        }
-    }
-
-    private Map<Move, MovedRows.SavedRow> find(List<Move> moves)
-    {
-        ensureTable();
-        try {
-            Connection open = connection();
-            Map<Move, MovedRows.SavedRow> found = rows.find(open, moves);
-            open.commit();
-            return found;
-        }
-        catch (SQLException e) {
-            closeConnection();
-            throw new SinkException(ErrorCode.TRANSIENT, "Cannot read the old rows of primary-key changes from "
-                    + MovedRows.TABLE + ": " + e.getMessage(), e);
-        }
-    }
-
-    private Connection connection()
-            throws SQLException
-    {
-        if (connection == null) {
-            Connection opened = connector.connect();
-            opened.setAutoCommit(false);
-            connection = opened;
-        }
-        return connection;
-    }
-
-    private void closeConnection()
-    {
-        if (connection != null) {
-            try {
-                connection.close();
-            }
-            catch (SQLException e) {
-                log.debug("{} - closing the connection for moved rows: {}", name, e.getMessage());
-            }
-            connection = null;
-        }
+        savedRows.close();
     }
 
     /** Fills the create's placeholders from the saved row, by column name; what the row lacks stays a placeholder. */
