@@ -25,6 +25,7 @@ import org.jetbrains.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -70,6 +71,10 @@ import java.util.Optional;
  * dead-letter table otherwise, and the rest is applied. The policy is {@link RetryPolicy}; the
  * exceptions Connect's worker logs carry sanitized causes, never a row value.
  *
+ * <p><b>Reading ahead.</b> The records of a put are read and mapped on a thread of the task's own
+ * ({@link ReadAhead}) while the task's thread takes the events in order; a record's failure to
+ * read surfaces when its turn comes, as if it were read there.
+ *
  * <p>Connect calls a task from one thread.
  */
 public final class PgsinkSinkTask
@@ -84,6 +89,7 @@ public final class PgsinkSinkTask
     private Sink sink;
     private SinkRecordMapper mapper;
     private RecordReader reader;
+    private ReadAhead readAhead;
     private RetryPolicy retryPolicy;
     /** Under errors.tolerance=all with Connect's reporter; null otherwise. */
     @Nullable
@@ -127,6 +133,7 @@ public final class PgsinkSinkTask
         sink = newSink();
         mapper = new SinkRecordMapper(config);
         reader = new RecordReader(config, mapper, errantRecords);
+        readAhead = new ReadAhead(name, reader);
         retryPolicy = new RetryPolicy(name, config.sink().retryBackoff(), context);
         log.info("{} - task started; rows the target refuses {}", name,
                 !config.sink().toleratesRejectedRows() ? "stop the task (errors.tolerance=none)"
@@ -233,8 +240,11 @@ public final class PgsinkSinkTask
             if (flushes.takeRetry()) {
                 sink.flush();
             }
-            for (SinkRecord record : records) {
-                accept(record);
+            List<SinkRecord> taken = records instanceof List<SinkRecord> list ? list : new ArrayList<>(records);
+            try (ReadAhead.Batch read = readAhead.read(taken)) {
+                for (int i = 0; i < taken.size(); i++) {
+                    accept(taken.get(i), read, i);
+                }
             }
             keyChanges.afterPut(sink);
             sink.flushIfDue();
@@ -266,6 +276,15 @@ public final class PgsinkSinkTask
 
     private void accept(SinkRecord received)
     {
+        accept(received, null, -1);
+    }
+
+    /**
+     * Takes one record into the buffer; its event read ahead ({@code read}'s {@code index}), or read
+     * here when {@code read} is null.
+     */
+    private void accept(SinkRecord received, @Nullable ReadAhead.Batch read, int index)
+    {
         PartitionState state = partitions.get(new TopicPartition(received.topic(), received.kafkaPartition()));
         if (state == null) {
             throw new ConnectException(name + " - received a record of topic " + received.topic() + " partition "
@@ -282,7 +301,8 @@ public final class PgsinkSinkTask
             return;
         }
         SourcePosition position = KafkaPositions.position(state.name, offset);
-        Optional<ChangeEvent> event = reader.read(received, position);
+        Optional<ChangeEvent> event = read != null ? reader.take(read.get(index), received)
+                : reader.read(received, position);
         if (event.isPresent() && keyChanges.holds(state.partition, received, event.get(), position)) {
             return;
         }
@@ -408,6 +428,9 @@ public final class PgsinkSinkTask
     @Override
     public void stop()
     {
+        if (readAhead != null) {
+            readAhead.close();
+        }
         if (sink != null) {
             sink.close();
         }

@@ -4,6 +4,7 @@ import io.pgsink.core.change.ChangeEvent;
 import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;
 import io.pgsink.core.change.SourcePosition;
+import io.pgsink.core.change.TableId;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.jetbrains.annotations.Nullable;
@@ -20,7 +21,7 @@ import java.util.Optional;
  * {@code errors.tolerance=all} goes to Connect's errant-record reporter when Connect has one for
  * the connector, and is skipped with a warning otherwise.
  *
- * <p>Owned by the task's thread.
+ * <p>Owned by the task's thread, or by the thread of {@link ReadAhead} while it reads ahead.
  */
 final class RecordReader
 {
@@ -47,7 +48,7 @@ final class RecordReader
 
     /**
      * The record's event; empty for records that change nothing, and for bad records skipped under
-     * errors.tolerance=all.
+     * errors.tolerance=all. On the task's thread: {@link #decode}, then {@link #take}.
      *
      * @param received the record as Connect handed it
      * @throws SinkException a {@link ErrorCode#CONFIG} or transient failure, or any when bad records
@@ -55,21 +56,53 @@ final class RecordReader
      */
     Optional<ChangeEvent> read(SinkRecord received, SourcePosition position)
     {
-        SinkException failure;
+        return take(decode(received, position), received);
+    }
+
+    /**
+     * Reads and maps the record, keeping a failure for {@link #take} rather than throwing it: may
+     * run ahead of the task's thread, on the thread of {@link ReadAhead}, as long as no other thread
+     * reads at the same time (the reader and its mapper keep caches).
+     */
+    Decoded decode(SinkRecord received, SourcePosition position)
+    {
         try {
-            return mapper.map(jsonRecords != null ? jsonRecords.read(received) : received, position);
+            Optional<ChangeEvent> event = mapper.map(jsonRecords != null ? jsonRecords.read(received) : received,
+                    position);
+            return new Decoded(event.orElse(null), null, null, mapper.routedTarget(), mapper.routedSource());
         }
         catch (SinkException e) {
-            if (e.isTransient() || e.errorCode() == ErrorCode.CONFIG) {
-                throw e;
-            }
-            failure = e;
+            return new Decoded(null, e, null, mapper.routedTarget(), mapper.routedSource());
         }
         catch (DataException | ClassCastException | IllegalArgumentException e) {
-            failure = new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot read the record of topic "
-                    + received.topic() + " at " + position + ": " + e.getMessage(), e);
+            return new Decoded(null, new SinkException(ErrorCode.SCHEMA_MISMATCH, "Cannot read the record of topic "
+                    + received.topic() + " at " + position + ": " + e.getMessage(), e), null, null, null);
         }
-        if (!toleratesRejected) {
+        catch (RuntimeException e) {
+            return new Decoded(null, null, e, null, null);
+        }
+    }
+
+    /**
+     * On the task's thread: the event {@link #decode} read, or its failure thrown, or, under
+     * errors.tolerance=all, reported and skipped.
+     *
+     * @throws SinkException a {@link ErrorCode#CONFIG} or transient failure, or any when bad records
+     *         are not tolerated
+     */
+    Optional<ChangeEvent> take(Decoded decoded, SinkRecord received)
+    {
+        if (decoded.target != null && decoded.source != null) {
+            mapper.noteSource(decoded.target, decoded.source);
+        }
+        if (decoded.unexpected != null) {
+            throw decoded.unexpected;
+        }
+        SinkException failure = decoded.failure;
+        if (failure == null) {
+            return Optional.ofNullable(decoded.event);
+        }
+        if (failure.isTransient() || failure.errorCode() == ErrorCode.CONFIG || !toleratesRejected) {
             throw failure;
         }
         if (errantRecords != null) {
@@ -81,4 +114,11 @@ final class RecordReader
         }
         return Optional.empty();
     }
+
+    /**
+     * What {@link #decode} made of a record: its event (null when it changes nothing), or the
+     * failure to read it, and the tables the column selection notes when it is taken.
+     */
+    record Decoded(@Nullable ChangeEvent event, @Nullable SinkException failure, @Nullable RuntimeException unexpected,
+            @Nullable TableId target, @Nullable TableId source) {}
 }

@@ -75,8 +75,17 @@ final class SinkRecordMapper
     private final Map<TableId, RowShape> keyShapes = new HashMap<>();
     /** Whether the column selection ({@code column.*}) needs the source table of flattened records and tombstones. */
     private final boolean selectsColumns;
-    /** The source table each target table's latest record named, for the column selection ({@link #sourceTableOf}). */
+    /**
+     * The source table each target table's latest record taken named, for the column selection
+     * ({@link #sourceTableOf}); written by {@link #noteSource} on the task's thread, when the record's
+     * event is taken, not when it is read (which may be ahead, on the reading thread).
+     */
     private final Map<TableId, TableId> sourceTables = new HashMap<>();
+    /** The target and source table the last {@link #map} routed, when the column selection needs them. */
+    @Nullable
+    private TableId routedTarget;
+    @Nullable
+    private TableId routedSource;
 
     SinkRecordMapper(KafkaSinkConfig config)
     {
@@ -104,11 +113,32 @@ final class SinkRecordMapper
         return sourceTables.getOrDefault(target, target);
     }
 
+    /** The record that routed {@code target} from {@code source} was taken (task's thread). */
+    void noteSource(TableId target, TableId source)
+    {
+        sourceTables.put(target, source);
+    }
+
+    /** The target table the last {@link #map} routed from a named source table; null when none or not needed. */
+    @Nullable
+    TableId routedTarget()
+    {
+        return routedTarget;
+    }
+
+    /** The source table of {@link #routedTarget}. */
+    @Nullable
+    TableId routedSource()
+    {
+        return routedSource;
+    }
+
     private TableId routed(String topic, @Nullable TableId source, SourcePosition position)
     {
         TableId target = target(topic, source, position);
         if (source != null && selectsColumns) {
-            sourceTables.put(target, source);
+            routedTarget = target;
+            routedSource = source;
         }
         return target;
     }
@@ -123,6 +153,8 @@ final class SinkRecordMapper
      */
     Optional<ChangeEvent> map(SinkRecord record, SourcePosition position)
     {
+        routedTarget = null;
+        routedSource = null;
         Object value = record.value();
         if (value == null) {
             return tombstone(record, position);
