@@ -198,7 +198,14 @@ public final class DebeziumRecordMapper
         return row;
     }
 
-    private RowShape shape(TableId table, Schema rowSchema, @Nullable Schema keySchema, SourcePosition position)
+    /**
+     * The shape of {@code table}'s row images of {@code rowSchema} and keys of {@code keySchema}, as
+     * {@link #map} uses it (one per table and schema version): for a caller that reads the images
+     * of an envelope without building its structs.
+     *
+     * @throws SinkException ({@link ErrorCode#SCHEMA_MISMATCH}) naming table, column and position
+     */
+    public RowShape shape(TableId table, Schema rowSchema, @Nullable Schema keySchema, SourcePosition position)
     {
         RowShape shape = shapes.get(table);
         if (shape != null && shape.connectSchema() == rowSchema && shape.keySchema() == keySchema) {

@@ -36,6 +36,8 @@ public final class RowShape
     private final TableSchema schema;
     private final String[] fields;
     private final ValueConverter[] converters;
+    /** Per column, the index of its field in {@link #connectSchema}. */
+    private final int[] fieldIndexes;
 
     private RowShape(Schema connectSchema, @Nullable Schema keySchema, TableSchema schema, String[] fields,
             ValueConverter[] converters)
@@ -45,6 +47,11 @@ public final class RowShape
         this.schema = requireNonNull(schema, "schema is null");
         this.fields = fields;
         this.converters = converters;
+        this.fieldIndexes = new int[fields.length];
+        for (int i = 0; i < fields.length; i++) {
+            Field field = connectSchema.type() == Schema.Type.STRUCT ? connectSchema.field(fields[i]) : null;
+            fieldIndexes[i] = field == null ? -1 : field.index();
+        }
     }
 
     /** The schema this shape was built from (identity-compared to reuse the shape). */
@@ -239,6 +246,23 @@ public final class RowShape
         for (int i = 0; i < fields.length; i++) {
             // never Struct.get: it returns the column's default value in place of a NULL
             values[i] = convert(i, row.getWithoutDefault(fields[i]), key, position);
+        }
+        return values;
+    }
+
+    /**
+     * The values of a row in column order, from its fields' values as Connect would hold them in a
+     * struct of {@link #connectSchema()}, indexed as its fields (a row read without building the
+     * struct); the same as {@link #row(Struct, Struct, SourcePosition)} of that struct.
+     */
+    public Object[] row(Object[] fieldValues, @Nullable Struct key, SourcePosition position)
+    {
+        Object[] values = new Object[fields.length];
+        for (int i = 0; i < fields.length; i++) {
+            if (fieldIndexes[i] < 0) {
+                throw new IllegalStateException("column " + fields[i] + " is not a field of the shape's schema");
+            }
+            values[i] = convert(i, fieldValues[fieldIndexes[i]], key, position);
         }
         return values;
     }

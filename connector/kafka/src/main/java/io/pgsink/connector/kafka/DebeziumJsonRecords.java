@@ -1,6 +1,9 @@
 package io.pgsink.connector.kafka;
 
+import io.pgsink.connector.kafka.json.EnvelopeImages;
 import io.pgsink.connector.kafka.json.JsonEnvelopeReader;
+import io.pgsink.core.change.ChangeEvent;
+import io.pgsink.core.change.SourcePosition;
 import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;
 import org.apache.kafka.connect.data.SchemaAndValue;
@@ -14,7 +17,8 @@ import java.nio.charset.StandardCharsets;
  * Under {@code record.format=debezium-json}: turns a record whose key and value are the bytes (or
  * text) of {@code JsonConverter}'s {@code {"schema":…,"payload":…}} into the record
  * {@code JsonConverter} would have handed the task, the same schemas and values, read by
- * {@link JsonEnvelopeReader}; the rest of the task maps it as any other. A record without a value
+ * {@link JsonEnvelopeReader}; the rest of the task maps it as any other. The common record, a
+ * change event of a table's last schema, skips the structs: {@link #readDirect}. A record without a value
  * (a tombstone) keeps its null value and no value schema, as {@code JsonConverter} gives it.
  *
  * <p>Not thread-safe: one per task.
@@ -35,6 +39,29 @@ final class DebeziumJsonRecords
         SchemaAndValue value = read(values, record, record.value(), "value");
         return record.newRecord(record.topic(), record.kafkaPartition(), key.schema(), key.value(), value.schema(),
                 value.value(), record.timestamp(), record.headers());
+    }
+
+    /**
+     * The event of a Debezium change event (op {@code c}, {@code r}, {@code u} or {@code d}) read
+     * straight from the record's bytes into pgsink's change event, without the value's structs
+     * ({@link EnvelopeImages}, the mapping's {@link SinkRecordMapper#mapImages}); null for any
+     * other record, and for one not of the last value schema read: {@link #read} and the mapping of
+     * the struct then take it as before (and name what is wrong with it).
+     *
+     * @throws SinkException as {@link #read} of the key; as the mapping, of the images' values
+     */
+    @Nullable
+    ChangeEvent readDirect(SinkRecord record, SourcePosition position, SinkRecordMapper mapper)
+    {
+        if (!(record.value() instanceof byte[] json)) {
+            return null;
+        }
+        EnvelopeImages images = values.readImages(json);
+        if (images == null) {
+            return null;
+        }
+        SchemaAndValue key = read(keys, record, record.key(), "key");
+        return mapper.mapImages(record, values.lastSchema(), key, images, position);
     }
 
     private static SchemaAndValue read(JsonEnvelopeReader reader, SinkRecord record, @Nullable Object data, String part)

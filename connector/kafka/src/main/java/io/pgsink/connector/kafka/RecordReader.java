@@ -17,9 +17,10 @@ import java.util.Optional;
 /**
  * Reads a record as Connect hands it to the task into pgsink's change event: the bytes of
  * {@code record.format=debezium-json} ({@link DebeziumJsonRecords}), then the mapping
- * ({@link SinkRecordMapper}). A record that cannot be read or mapped fails the task, or under
- * {@code errors.tolerance=all} goes to Connect's errant-record reporter when Connect has one for
- * the connector, and is skipped with a warning otherwise.
+ * ({@link SinkRecordMapper}); a change event of {@code debezium-json} straight from its bytes where
+ * it can ({@link DebeziumJsonRecords#readDirect}). A record that cannot be read or mapped fails
+ * the task, or under {@code errors.tolerance=all} goes to Connect's errant-record reporter when
+ * Connect has one for the connector, and is skipped with a warning otherwise.
  *
  * <p>Owned by the task's thread, or by the thread of {@link ReadAhead} while it reads ahead.
  */
@@ -30,6 +31,7 @@ final class RecordReader
     private final String name;
     private final SinkRecordMapper mapper;
     private final boolean toleratesRejected;
+    private final boolean direct;
     /** Under record.format=debezium-json; null otherwise. */
     @Nullable
     private final DebeziumJsonRecords jsonRecords;
@@ -39,6 +41,16 @@ final class RecordReader
 
     RecordReader(KafkaSinkConfig config, SinkRecordMapper mapper, @Nullable ErrantRecords errantRecords)
     {
+        this(config, mapper, errantRecords, true);
+    }
+
+    /**
+     * @param direct whether change events of {@code record.format=debezium-json} are read without
+     *        their structs ({@link DebeziumJsonRecords#readDirect}); false only to compare the two
+     */
+    RecordReader(KafkaSinkConfig config, SinkRecordMapper mapper, @Nullable ErrantRecords errantRecords, boolean direct)
+    {
+        this.direct = direct;
         this.name = config.sinkName();
         this.mapper = mapper;
         this.toleratesRejected = config.sink().toleratesRejectedRows();
@@ -67,6 +79,11 @@ final class RecordReader
     Decoded decode(SinkRecord received, SourcePosition position)
     {
         try {
+            ChangeEvent read = jsonRecords != null && direct ? jsonRecords.readDirect(received, position, mapper)
+                    : null;
+            if (read != null) {
+                return new Decoded(read, null, null, mapper.routedTarget(), mapper.routedSource());
+            }
             Optional<ChangeEvent> event = mapper.map(jsonRecords != null ? jsonRecords.read(received) : received,
                     position);
             return new Decoded(event.orElse(null), null, null, mapper.routedTarget(), mapper.routedSource());

@@ -4,6 +4,7 @@ import io.pgsink.connector.debezium.DebeziumRecordMapper;
 import io.pgsink.connector.debezium.KeyChangeHeaders;
 import io.pgsink.connector.debezium.RowShape;
 import io.pgsink.connector.debezium.UnavailablePlaceholder;
+import io.pgsink.connector.kafka.json.EnvelopeImages;
 import io.pgsink.core.change.ChangeEvent;
 import io.pgsink.core.change.Operation;
 import io.pgsink.core.change.SourcePosition;
@@ -14,6 +15,7 @@ import io.pgsink.core.error.SinkException;
 import io.pgsink.core.mapping.TableNameFormat;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -186,9 +188,57 @@ final class SinkRecordMapper
                 && (name.equals(HEARTBEAT) || name.equals(TRANSACTION_METADATA) || name.endsWith(".SchemaChangeValue"));
     }
 
+    /**
+     * Maps a Debezium change event read without its value's structs ({@link EnvelopeImages}) to
+     * what {@link #map} makes of the same record as structs: the same row shapes, events and
+     * routing; null for what only the struct path takes (a truncate, a message, a key change's
+     * create, a delete without its before image, an image missing), which the caller then maps so.
+     *
+     * @param valueSchema the record's value schema, of which {@code images} were read
+     * @param key the record's key as the struct path reads it
+     */
+    @Nullable
+    ChangeEvent mapImages(SinkRecord record, Schema valueSchema, SchemaAndValue key, EnvelopeImages images,
+            SourcePosition position)
+    {
+        routedTarget = null;
+        routedSource = null;
+        String op = images.op();
+        boolean delete = op.equals("d");
+        boolean known = delete || op.equals("c") || op.equals("r") || op.equals("u");
+        if (!known || op.equals("c") && record.headers().lastWithName(KeyChangeHeaders.OLD_KEY) != null) {
+            return null;
+        }
+        Object[] image = delete ? images.before() : images.after();
+        if (image == null) {
+            return null;
+        }
+        Struct keyStruct = key.value() instanceof Struct struct ? struct : null;
+        TableId table = TableId.of(images.sourceSchema(), images.sourceTable());
+        RowShape shape = envelopes.shape(table, delete ? images.beforeSchema() : images.afterSchema(),
+                keyStruct == null ? null : keyStruct.schema(), position);
+        // an update's before image first, as the struct path reads them
+        Object[] before = op.equals("u") && images.before() != null ? shape.row(images.before(), keyStruct, position)
+                : null;
+        Object[] row = shape.row(image, keyStruct, position);
+        long sourceTime = images.sourceMillis();
+        ChangeEvent event = switch (op) {
+            case "c" -> ChangeEvent.insert(shape.schema(), Operation.INSERT, row, position, sourceTime);
+            case "r" -> ChangeEvent.insert(shape.schema(), Operation.READ, row, position, sourceTime);
+            case "u" -> ChangeEvent.update(shape.schema(), before, row, position, sourceTime);
+            default -> ChangeEvent.delete(shape.schema(), row, position, sourceTime);
+        };
+        return route(record.topic(), valueSchema, key.schema(), event);
+    }
+
     private ChangeEvent route(SinkRecord record, ChangeEvent event)
     {
-        TableId target = routed(record.topic(), event.table(), event.position());
+        return route(record.topic(), record.valueSchema(), record.keySchema(), event);
+    }
+
+    private ChangeEvent route(String topic, Schema valueSchema, @Nullable Schema keySchema, ChangeEvent event)
+    {
+        TableId target = routed(topic, event.table(), event.position());
         if (event.operation() == Operation.TRUNCATE) {
             return target.equals(event.table()) ? event
                     : ChangeEvent.truncate(target, event.position(), event.sourceTimeMillis());
@@ -203,7 +253,7 @@ final class SinkRecordMapper
             }
             routedSchemas.put(source, routed);
         }
-        remember(routed, record, event.position());
+        remember(routed, valueSchema, keySchema, event.position());
         if (routed == source) {
             return event;
         }
@@ -228,17 +278,16 @@ final class SinkRecordMapper
     }
 
     /** Keeps the shape of an envelope-fed table, so that a later tombstone of it can be read. */
-    private void remember(TableSchema routed, SinkRecord record, SourcePosition position)
+    private void remember(TableSchema routed, Schema valueSchema, @Nullable Schema keySchema, SourcePosition position)
     {
         RowShape known = shapes.get(routed.table());
         if (known != null && known.schema() == routed) {
             return;
         }
-        Field after = record.valueSchema().field("after");
+        Field after = valueSchema.field("after");
         if (after == null) {
             return;
         }
-        Schema keySchema = record.keySchema();
         shapes.put(routed.table(), RowShape.of(routed, after.schema(), keySchema, placeholder, position));
     }
 

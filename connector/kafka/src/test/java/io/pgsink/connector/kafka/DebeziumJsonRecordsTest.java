@@ -127,6 +127,10 @@ class DebeziumJsonRecordsTest
     private final SinkRecordMapper structMapper = mapper(Map.of());
     private final SinkRecordMapper bytesMapper = mapper(Map.of());
     private final DebeziumJsonRecords bytes = new DebeziumJsonRecords();
+    private final SinkRecordMapper directMapper = mapper(Map.of());
+    private final DebeziumJsonRecords direct = new DebeziumJsonRecords();
+    /** How many records {@link DebeziumJsonRecords#readDirect} read. */
+    private int readDirectly;
     private long offset;
 
     @Test
@@ -149,6 +153,8 @@ class DebeziumJsonRecordsTest
         SourceRecord truncate = types.truncate(4000);
         // Debezium's truncates have no key, nor key schema
         assertSameEvents(new SourceRecord(Map.of(), Map.of(), TOPIC, null, null, truncate.valueSchema(), truncate.value()), null);
+        // all but the first record of the schema, the tombstone and the truncate
+        assertThat(readDirectly).isEqualTo(2 * rows + 2 - 1);
     }
 
     @Test
@@ -286,6 +292,92 @@ class DebeziumJsonRecordsTest
         assertThat(((Struct) read.value()).get("n")).isEqualTo(5);
     }
 
+    /**
+     * {@link ReadAhead} (the reading thread of a put) gives, record by record, what reading on the
+     * task's thread gives: the same events and the same failures at the same records, over more
+     * records than a chunk, with every type, tombstones, a key change, a truncate, a schema change
+     * and malformed JSON mid-stream; a failure names topic, partition and offset, never a value.
+     */
+    @Test
+    void readingAheadGivesWhatReadingInTurnGives()
+    {
+        Schema wider = SchemaBuilder.struct().name("srv.public.types.Value").field("id", Schema.INT64_SCHEMA)
+                .field("added", Schema.OPTIONAL_STRING_SCHEMA).optional().build();
+        DebeziumEnvelopes changed = new DebeziumEnvelopes("public", "types", KEY, wider);
+        ConnectHeaders deleteHeaders = new ConnectHeaders();
+        deleteHeaders.add(KeyChangeHeaders.NEW_KEY, types.key(100_000L), KEY);
+        ConnectHeaders createHeaders = new ConnectHeaders();
+        createHeaders.add(KeyChangeHeaders.OLD_KEY, types.key(7L), KEY);
+        List<SinkRecord> records = new ArrayList<>();
+        for (int i = 0; i < 700; i++) {
+            long id = i % 50;
+            switch (i % 7) {
+                case 0, 1, 2 -> records.add(bytesRecord(types.record(i < 50 ? "r" : "c", types.key(id), null, row(id, i), 1000 + i), null, i));
+                case 3 -> records.add(bytesRecord(types.record("u", types.key(id), row(id, i), row(id, i + 1), 1000 + i), null, i));
+                case 4 -> records.add(bytesRecord(types.record("d", types.key(id), row(id, i), null, 1000 + i), null, i));
+                case 5 -> records.add(bytesRecord(new SourceRecord(Map.of(), Map.of(), TOPIC, KEY, types.key(id), null, null), null, i));
+                default -> records.add(i % 3 == 0
+                        ? new SinkRecord(TOPIC, 1, null, null, null, "{\"schema\": secret-value".getBytes(StandardCharsets.UTF_8), i)
+                        : bytesRecord(changed.record("c", types.key(id), null, new Struct(wider).put("id", id).put("added", "x"), 1000 + i), null, i));
+            }
+        }
+        records.add(bytesRecord(types.record("d", types.key(7L), row(7, 0), null, 5000), deleteHeaders, 700));
+        records.add(bytesRecord(types.record("c", types.key(100_000L), null, row(100_000L, 1), 5000), createHeaders, 701));
+        SourceRecord truncate = types.truncate(6000);
+        records.add(bytesRecord(new SourceRecord(Map.of(), Map.of(), TOPIC, null, null, truncate.valueSchema(), truncate.value()), null, 702));
+
+        KafkaSinkConfig config = KafkaSinkConfig.parse(Map.of("name", "test", "target.url", "jdbc:postgresql://localhost/test",
+                "record.format", "debezium-json"));
+        // in turn, and through the structs: what the reader gave before it read ahead and without them
+        RecordReader inTurn = new RecordReader(config, new SinkRecordMapper(config), null, false);
+        RecordReader aheadReader = new RecordReader(config, new SinkRecordMapper(config), null);
+        int failures = 0;
+        try (ReadAhead ahead = new ReadAhead("test", aheadReader); ReadAhead.Batch batch = ahead.read(records)) {
+            for (int i = 0; i < records.size(); i++) {
+                SinkRecord record = records.get(i);
+                SourcePosition position = KafkaPositions.position(TOPIC + "-" + record.kafkaPartition(), record.kafkaOffset());
+                RecordReader.Decoded decoded = batch.get(i);
+                Optional<ChangeEvent> expected;
+                try {
+                    expected = inTurn.read(record, position);
+                }
+                catch (SinkException e) {
+                    failures++;
+                    assertThatThrownBy(() -> aheadReader.take(decoded, record)).as("record " + i)
+                            .isInstanceOfSatisfying(SinkException.class, failure -> assertThat(failure.errorCode()).isEqualTo(e.errorCode()))
+                            .hasMessage(e.getMessage())
+                            .hasMessageContaining("topic srv.public.types partition 1 at offset " + i)
+                            .hasMessageNotContaining("secret");
+                    continue;
+                }
+                Optional<ChangeEvent> actual = aheadReader.take(decoded, record);
+                assertThat(actual.isPresent()).as("record " + i).isEqualTo(expected.isPresent());
+                if (expected.isPresent()) {
+                    assertThat(actual.get()).as("record " + i).usingRecursiveComparison().isEqualTo(expected.get());
+                }
+            }
+        }
+        assertThat(failures).isEqualTo(34);
+    }
+
+    /** A record as a worker's ByteArrayConverter hands it over (headers as SimpleHeaderConverter reads them). */
+    private SinkRecord bytesRecord(SourceRecord source, @Nullable Headers recordHeaders, long at)
+    {
+        byte[] key = keyWriter.fromConnectData(TOPIC, source.keySchema(), source.key());
+        byte[] value = valueWriter.fromConnectData(TOPIC, source.valueSchema(), source.value());
+        return new SinkRecord(TOPIC, 1, Schema.OPTIONAL_BYTES_SCHEMA, key, Schema.OPTIONAL_BYTES_SCHEMA, value, at, null, null, throughKafka(recordHeaders));
+    }
+
+    /** Headers through Kafka as a worker's default header converter writes and reads them. */
+    private ConnectHeaders throughKafka(@Nullable Headers recordHeaders)
+    {
+        ConnectHeaders read = new ConnectHeaders();
+        if (recordHeaders != null) {
+            recordHeaders.forEach(header -> read.add(header.key(), headers.toConnectHeader(TOPIC, header.key(), headers.fromConnectHeader(TOPIC, header.key(), header.schema(), header.value()))));
+        }
+        return read;
+    }
+
     /** Maps the record both ways and compares the events. */
     private void assertSameEvents(SourceRecord source, @Nullable Headers recordHeaders)
     {
@@ -297,11 +389,7 @@ class DebeziumJsonRecordsTest
         offset++;
         byte[] key = keyWriter.fromConnectData(TOPIC, source.keySchema(), source.key());
         byte[] value = valueWriter.fromConnectData(TOPIC, source.valueSchema(), source.value());
-        ConnectHeaders read = new ConnectHeaders();
-        if (recordHeaders != null) {
-            // through Kafka as a worker's default header converter writes and reads them
-            recordHeaders.forEach(header -> read.add(header.key(), headers.toConnectHeader(TOPIC, header.key(), headers.fromConnectHeader(TOPIC, header.key(), header.schema(), header.value()))));
-        }
+        ConnectHeaders read = throughKafka(recordHeaders);
         SchemaAndValue structKey = keyReader.toConnectData(TOPIC, key);
         SchemaAndValue structValue = valueReader.toConnectData(TOPIC, value);
         SinkRecord structRecord = new SinkRecord(TOPIC, 0, structKey.schema(), structKey.value(), structValue.schema(), structValue.value(), offset, null, null, read);
@@ -317,6 +405,18 @@ class DebeziumJsonRecordsTest
         assertThat(actual.isPresent()).isEqualTo(expected.isPresent());
         if (expected.isPresent()) {
             assertThat(actual.get()).usingRecursiveComparison().isEqualTo(expected.get());
+        }
+        if (mapperSettings.isEmpty()) {
+            // straight from the bytes where it can, else through the structs as above
+            ChangeEvent event = direct.readDirect(bytesRecord, position, directMapper);
+            if (event != null) {
+                readDirectly++;
+            }
+            Optional<ChangeEvent> directly = event != null ? Optional.of(event) : directMapper.map(direct.read(bytesRecord), position);
+            assertThat(directly.isPresent()).as("read directly").isEqualTo(expected.isPresent());
+            if (expected.isPresent()) {
+                assertThat(directly.get()).as("read directly").usingRecursiveComparison().isEqualTo(expected.get());
+            }
         }
     }
 

@@ -124,7 +124,9 @@ class KafkaConnectThroughputIT
         PGSINK_DEBEZIUM_JSON("pgsink-debezium-json", 1, Converters.BYTES_SIMPLE_HEADERS),
         PGSINK_DEBEZIUM_JSON_2_TASKS("pgsink-debezium-json-2-tasks", 2, Converters.BYTES_SIMPLE_HEADERS),
         /** As pgsink-debezium-json, and ByteArrayConverter for headers too: the setup the docs recommend. */
-        PGSINK_BYTES("pgsink-bytes", 1, Converters.BYTES);
+        PGSINK_BYTES("pgsink-bytes", 1, Converters.BYTES),
+        /** As pgsink-bytes, with flush.pipelined=true: the flushes apply on a thread of their own, off the task's. */
+        PGSINK_BYTES_PIPELINED("pgsink-bytes-pipelined", 1, Converters.BYTES);
 
         final String label;
         final int tasks;
@@ -544,6 +546,9 @@ class KafkaConnectThroughputIT
         }
         if (each.converters != Converters.JSON) {
             config.put("record.format", "debezium-json");
+        }
+        if (each == Case.PGSINK_BYTES_PIPELINED) {
+            config.put("flush.pipelined", "true");
         }
         return config;
     }

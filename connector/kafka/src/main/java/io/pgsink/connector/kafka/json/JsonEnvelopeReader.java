@@ -10,6 +10,7 @@ import com.fasterxml.jackson.core.exc.StreamReadException;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.errors.DataException;
+import org.jetbrains.annotations.Nullable;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -49,6 +50,8 @@ public final class JsonEnvelopeReader
     private final Map<SchemaBytes, Schema> schemas = new HashMap<>();
     private byte[] lastSchemaBytes = new byte[0];
     private Schema lastSchema;
+    /** Whether {@link #lastSchema} is an envelope {@link EnvelopeImages} reads. */
+    private boolean lastSchemaReadable;
 
     /**
      * @throws DataException when {@code json} is not such a document, naming the reason and byte
@@ -77,6 +80,41 @@ public final class JsonEnvelopeReader
         catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * The payload of a Debezium change event envelope of the last schema read, in the layout
+     * {@code JsonConverter} writes (the common case: one schema per table), read without building
+     * its structs ({@link EnvelopeImages}); null when {@code json} is not such a document, or not
+     * the common case, or not valid: then {@link #read} reads it and names what is wrong.
+     */
+    @Nullable
+    public EnvelopeImages readImages(byte[] json)
+    {
+        if (lastSchema == null || !lastSchemaReadable || !matchesLast(json)) {
+            return null;
+        }
+        int payloadStart = SCHEMA_FIRST.length + lastSchemaBytes.length + PAYLOAD_NEXT.length;
+        int end = json.length - 1;
+        while (end > payloadStart && isWhitespace(json[end])) {
+            end--;
+        }
+        if (json[end] != '}') {
+            return null;
+        }
+        try {
+            return EnvelopeImages.read(json, payloadStart, end, lastSchema);
+        }
+        catch (IOException | RuntimeException e) {
+            // read again by read, whose failure names the problem
+            return null;
+        }
+    }
+
+    /** The schema of the last document read (by {@link #read}, or {@link #readImages} when it returned one). */
+    public Schema lastSchema()
+    {
+        return lastSchema;
     }
 
     /**
@@ -179,6 +217,7 @@ public final class JsonEnvelopeReader
         if (schema != lastSchema) {
             lastSchemaBytes = Arrays.copyOfRange(json, start, end);
             lastSchema = schema;
+            lastSchemaReadable = EnvelopeImages.readable(schema);
         }
         return schema;
     }

@@ -189,12 +189,32 @@ final class JsonValues
     private static Struct struct(JsonParser parser, Schema schema, JsonToken token)
             throws IOException
     {
-        expect(token == JsonToken.START_OBJECT, schema, token);
-        List<Field> fields = schema.fields();
         Struct struct = new Struct(schema);
         // read and checked here against the schema: Connect's put would check each value again
         Object[] direct = StructFiller.values(struct);
-        Object[] values = direct != null ? direct : new Object[fields.size()];
+        Object[] values = fields(parser, schema, token, direct);
+        if (direct == null) {
+            List<Field> fields = schema.fields();
+            for (int i = 0; i < values.length; i++) {
+                struct.put(fields.get(i), values[i]);
+            }
+        }
+        return struct;
+    }
+
+    /**
+     * Reads a JSON object of a struct schema into its fields' values, indexed as the schema's
+     * fields, as a struct would hold them (a missing or null field is {@link #absent}); into
+     * {@code into} when given.
+     *
+     * @throws DataException when the JSON does not hold such a struct, naming the field
+     */
+    static Object[] fields(JsonParser parser, Schema schema, JsonToken token, @Nullable Object[] into)
+            throws IOException
+    {
+        expect(token == JsonToken.START_OBJECT, schema, token);
+        List<Field> fields = schema.fields();
+        Object[] values = into != null ? into : new Object[fields.size()];
         boolean[] present = new boolean[fields.size()];
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             Field field = schema.field(parser.currentName());
@@ -213,21 +233,16 @@ final class JsonValues
             present[field.index()] = true;
         }
         for (int i = 0; i < values.length; i++) {
-            Field field = fields.get(i);
-            try {
-                Object value = present[i] ? values[i] : absent(field.schema());
-                if (direct != null) {
-                    values[i] = value;
+            if (!present[i]) {
+                try {
+                    values[i] = absent(fields.get(i).schema());
                 }
-                else {
-                    struct.put(field, value);
+                catch (DataException e) {
+                    throw new DataException("field " + fields.get(i).name() + ": " + e.getMessage(), e);
                 }
-            }
-            catch (DataException e) {
-                throw new DataException("field " + field.name() + ": " + e.getMessage(), e);
             }
         }
-        return struct;
+        return values;
     }
 
     private static double nonFinite(JsonParser parser, Schema schema)
