@@ -13,6 +13,7 @@ import io.pgsink.core.error.SinkException;
 import io.pgsink.merge.plan.TablePlan;
 import io.pgsink.merge.plan.TablePlans;
 import io.pgsink.merge.schema.TargetTables;
+import io.pgsink.merge.session.ClosingStatement;
 import io.pgsink.merge.session.TargetSession;
 import io.pgsink.merge.session.TargetTransaction;
 import io.pgsink.merge.session.TargetTransactions;
@@ -188,7 +189,7 @@ final class FlushTransaction
             // where nothing but COMMIT follows the last table's statements, its last statement travels with the
             // COMMIT, one round trip for both
             boolean closes = ending == Ending.COMMIT && !positionsLast && rejected.isEmpty();
-            Optional<String> closing = Optional.empty();
+            Optional<ClosingStatement> closing = Optional.empty();
             List<TableBatch> tables = batch.tables();
             for (TableBatch table : tables) {
                 current = table;

@@ -8,7 +8,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Optional;
 
@@ -86,24 +85,19 @@ public final class TargetTransaction
     }
 
     /**
-     * Runs {@code closing}, the transaction's last statement, and commits, in one round trip: the
-     * statement and {@code COMMIT} go as one multi-statement execution, which the server runs in
-     * order and stops at the first failure, so that {@code COMMIT} only runs after the statement
-     * succeeded. When the statement fails, the transaction is left open in the failed state
+     * Runs {@code closing}, the transaction's last statement, and commits, in one round trip (see
+     * {@link ClosingStatement}). When the statement fails, the transaction is left open in the failed state
      * ({@link #failedBeforeCommit}) for {@link #abandon}. A connection lost on the way is settled as
      * in {@link #commit(long)}.
      *
      * @param events the events the transaction applies, for the log
      */
-    public void commit(long events, Optional<String> closing)
+    public void commit(long events, Optional<ClosingStatement> closing)
             throws SQLException
     {
         try {
             if (closing.isPresent()) {
-                // prepared, as the statement was alone: pgjdbc keeps it prepared on the server after a few flushes
-                try (PreparedStatement statement = connection.prepareStatement(closing.get() + "; COMMIT")) {
-                    statement.execute();
-                }
+                closing.get().executeWith(connection, "; COMMIT");
             }
             // ends the transaction for the pool too; sends nothing when COMMIT ran already
             connection.commit();

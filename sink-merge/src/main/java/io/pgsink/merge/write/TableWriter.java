@@ -12,6 +12,7 @@ import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;
 import io.pgsink.merge.plan.SoftDeletes;
 import io.pgsink.merge.plan.TablePlan;
+import io.pgsink.merge.session.ClosingStatement;
 import io.pgsink.merge.table.Statements;
 import org.jetbrains.annotations.Nullable;
 
@@ -190,13 +191,13 @@ public final class TableWriter
      * Writes the batch's changes (not its truncate, see {@link #truncate}) to the plan's target table.
      *
      * @param closing whether nothing but {@code COMMIT} follows in the flush's transaction: the statement that applies
-     *        the staged changes, when it would be the last one, is then left to the caller, to send with the
-     *        {@code COMMIT} in one round trip ({@link io.pgsink.merge.session.TargetTransaction#commit}); a merging
-     *        batch COPYs its fresh rows into the target before it stages the rest, so that it is
+     *        the changes (bound, or staged), when it would be the last one, is then left to the caller, to send with
+     *        the {@code COMMIT} in one round trip ({@link ClosingStatement}); a merging batch COPYs its fresh rows into
+     *        the target before it stages the rest, so that it is
      * @return the statement left to send with the {@code COMMIT}, or empty when every statement ran
      */
-    public Optional<String> write(Connection connection, TablePlan plan, TableBatch batch, FreshKeys freshKeys,
-            ApplyMethod method, boolean closing, FlushPhases phases)
+    public Optional<ClosingStatement> write(Connection connection, TablePlan plan, TableBatch batch,
+            FreshKeys freshKeys, ApplyMethod method, boolean closing, FlushPhases phases)
             throws SQLException
     {
         long start = System.nanoTime();
@@ -214,7 +215,11 @@ public final class TableWriter
             case DELETE_INSERT -> false;
         };
         if (!(merge && method == ApplyMethod.UPSERT) && small.takes(plan, batch, freshKeys, merge)) {
-            small.write(connection, plan, batch, merge);
+            if (closing) {
+                return Optional.of((closingConnection, commit) -> small.write(closingConnection, plan, batch, merge,
+                        commit));
+            }
+            small.write(connection, plan, batch, merge, "");
             phases.add(FlushPhases.Phase.APPLY, start);
             return Optional.empty();
         }
@@ -256,13 +261,10 @@ public final class TableWriter
             }
             boolean last = !(anyDirect && !directFirst) && (wholeRows || batch.rowsWithUnavailableValues() == 0);
             if (closing && last) {
-                return Optional.of(apply);
+                return Optional.of((closingConnection, commit) ->
+                        execute(closingConnection, apply + commit));
             }
-            // prepared, so that after a few flushes pgjdbc keeps them prepared on the server, which
-            // then plans them once per connection rather than at every flush
-            try (PreparedStatement statement = connection.prepareStatement(apply)) {
-                statement.execute();
-            }
+            execute(connection, apply);
             start = phases.add(FlushPhases.Phase.APPLY, start);
         }
         if (anyDirect && !directFirst) {
@@ -276,6 +278,18 @@ public final class TableWriter
             phases.add(FlushPhases.Phase.INSERT, start);
         }
         return Optional.empty();
+    }
+
+    /**
+     * Executes a statement prepared, so that after a few flushes pgjdbc keeps it prepared on the server, which then
+     * plans it once per connection rather than at every flush.
+     */
+    private static void execute(Connection connection, String sql)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.execute();
+        }
     }
 
     /**
