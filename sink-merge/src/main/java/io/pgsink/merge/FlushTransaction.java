@@ -13,6 +13,7 @@ import io.pgsink.core.error.SinkException;
 import io.pgsink.merge.plan.TablePlan;
 import io.pgsink.merge.plan.TablePlans;
 import io.pgsink.merge.schema.TargetTables;
+import io.pgsink.merge.session.ClosingStatement;
 import io.pgsink.merge.session.TargetSession;
 import io.pgsink.merge.session.TargetTransaction;
 import io.pgsink.merge.session.TargetTransactions;
@@ -185,18 +186,26 @@ final class FlushTransaction
                 movedRows.write(connection, batch, moves, plans);
             }
             ApplyMethod method = applyMethod();
-            for (TableBatch table : batch.tables()) {
+            // where nothing but COMMIT follows the last table's statements, its last statement travels with the
+            // COMMIT, one round trip for both
+            boolean closes = ending == Ending.COMMIT && !positionsLast && rejected.isEmpty();
+            Optional<ClosingStatement> closing = Optional.empty();
+            List<TableBatch> tables = batch.tables();
+            for (TableBatch table : tables) {
                 current = table;
                 if (table.truncate()) {
                     writer.truncate(connection, plans.route(table.table()));
                     start = phases.add(Phase.TRUNCATE, start);
                 }
                 if (!table.changes().isEmpty()) {
-                    writer.write(connection, plans.planned(table.table()), table, freshKeys, method, phases);
+                    closing = writer.write(connection, plans.planned(table.table()), table, freshKeys, method,
+                            closes && table == tables.get(tables.size() - 1), phases);
                     start = System.nanoTime();
                 }
             }
-            current = null;
+            if (closing.isEmpty()) {
+                current = null;
+            }
             if (positionsLast) {
                 transaction.positionsStored(positions.store(connection, session.dialect(), batch.positions()));
                 fence.check(connection, claims);
@@ -213,7 +222,17 @@ final class FlushTransaction
             }
             switch (ending) {
                 case COMMIT -> {
-                    transaction.commit(batch.events());
+                    try {
+                        transaction.commit(batch.events(), closing);
+                    }
+                    catch (SQLException e) {
+                        if (!transaction.failedBeforeCommit()) {
+                            // COMMIT's own failure (or a lost connection) is the batch's, not the last table's
+                            current = null;
+                        }
+                        throw e;
+                    }
+                    current = null;
                     committed = true;
                     targets.committed();
                 }

@@ -128,7 +128,8 @@ public final class SinkKeys
             ConfigKey.optional(SinkConfig.FLUSH_SMALL_BATCH_MAX_EVENTS, ConfigType.LONG, 256L,
                     "A table's changes in a flush (after merging by key) up to which they are applied without COPY and "
                     + "staging table: bound as one array per column of a single MERGE (or DELETE and INSERT) sent "
-                    + "together, 3 round trips per flush instead of 5 (PostgreSQL only; Greenplum, history tables, "
+                    + "together with the COMMIT, 2 round trips per flush instead of 4 (PostgreSQL only; Greenplum, "
+                    + "history tables, "
                     + "append-only tables, soft deletes without MERGE and rows with unchanged TOAST values take the "
                     + "COPY path). 0: always COPY.")
             .withValidator(ConfigValidator.between(0, 100_000));

@@ -2,11 +2,14 @@ package io.pgsink.merge.session;
 
 import io.pgsink.copy.sql.SqlFailures;
 import org.postgresql.PGConnection;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TransactionState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
@@ -78,11 +81,29 @@ public final class TargetTransaction
     public void commit(long events)
             throws SQLException
     {
+        commit(events, Optional.empty());
+    }
+
+    /**
+     * Runs {@code closing}, the transaction's last statement, and commits, in one round trip (see
+     * {@link ClosingStatement}). When the statement fails, the transaction is left open in the failed state
+     * ({@link #failedBeforeCommit}) for {@link #abandon}. A connection lost on the way is settled as
+     * in {@link #commit(long)}.
+     *
+     * @param events the events the transaction applies, for the log
+     */
+    public void commit(long events, Optional<ClosingStatement> closing)
+            throws SQLException
+    {
         try {
+            if (closing.isPresent()) {
+                closing.get().executeWith(connection, "; COMMIT");
+            }
+            // ends the transaction for the pool too; sends nothing when COMMIT ran already
             connection.commit();
         }
         catch (SQLException e) {
-            if (transactionId == 0 || !isLost()) {
+            if (transactionId == 0 || failedBeforeCommit() || !isLost()) {
                 throw e;
             }
             discard();
@@ -99,6 +120,16 @@ public final class TargetTransaction
             return;
         }
         release();
+    }
+
+    /**
+     * Whether the server answered that the transaction failed and is still open (a statement of it
+     * failed), so that its {@code COMMIT} never ran.
+     */
+    public boolean failedBeforeCommit()
+    {
+        return driverConnection instanceof BaseConnection driver
+                && driver.getTransactionState() == TransactionState.FAILED;
     }
 
     public void rollback()

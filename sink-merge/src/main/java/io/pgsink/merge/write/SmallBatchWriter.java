@@ -28,8 +28,8 @@ import static java.util.Objects.requireNonNull;
  * and staging table: its changes are bound as parameters, one text array per column, of one
  * statement that reads them with {@code unnest} ({@link SmallBatchSql}), so that the batch costs
  * one round trip, sent after the position (which carries the transaction's {@code BEGIN}) and
- * before the {@code COMMIT}: 3 per flush, where COPY into the staging table takes 5 (its statement
- * and its data are a round trip each). The statements are the staging table's:
+ * with the {@code COMMIT} where nothing follows it: 2 per flush, where COPY into the staging table
+ * takes 4 (its statement and its data are a round trip each). The statements are the staging table's:
  * <ul>
  * <li>merging, one {@code MERGE} deletes, updates or inserts each key (soft deletes mark the row);</li>
  * <li>otherwise the delete of the touched keys (not fresh ones) and the insert of the final
@@ -106,8 +106,13 @@ final class SmallBatchWriter
                 && serverBindsSmallBatches.getAsBoolean();
     }
 
-    /** Applies the batch's changes in the connection's transaction (see the class Javadoc). */
-    void write(Connection connection, TablePlan plan, TableBatch batch, boolean merge)
+    /**
+     * Applies the batch's changes in the connection's transaction (see the class Javadoc).
+     *
+     * @param commit appended to the statement: {@code "; COMMIT"} where it travels with the transaction's COMMIT
+     *        ({@link io.pgsink.merge.session.ClosingStatement}), else empty
+     */
+    void write(Connection connection, TablePlan plan, TableBatch batch, boolean merge, String commit)
             throws SQLException
     {
         List<RowChange> changes = batch.changes();
@@ -119,7 +124,7 @@ final class SmallBatchWriter
         int fields = firstColumn + plan.columns.size();
         split(changes.size(), fields);
         if (merge) {
-            try (PreparedStatement statement = connection.prepareStatement(plan.small.merge())) {
+            try (PreparedStatement statement = connection.prepareStatement(plan.small.merge() + commit)) {
                 bindRows(connection, statement, 1, plan, firstColumn, null);
                 statement.execute();
             }
@@ -138,7 +143,7 @@ final class SmallBatchWriter
         }
         String sql = anyDeleted && anyInserted ? plan.small.deleteAndInsert()
                 : anyDeleted ? plan.small.deleteKeys() : plan.small.insertRows();
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+        try (PreparedStatement statement = connection.prepareStatement(sql + commit)) {
             int parameter = 1;
             if (anyDeleted) {
                 for (int i = 0; i < keyColumns; i++) {

@@ -12,6 +12,7 @@ import io.pgsink.core.error.ErrorCode;
 import io.pgsink.core.error.SinkException;
 import io.pgsink.merge.plan.SoftDeletes;
 import io.pgsink.merge.plan.TablePlan;
+import io.pgsink.merge.session.ClosingStatement;
 import io.pgsink.merge.table.Statements;
 import org.jetbrains.annotations.Nullable;
 
@@ -22,6 +23,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
 
@@ -185,9 +187,17 @@ public final class TableWriter
         return false;
     }
 
-    /** Writes the batch's changes (not its truncate, see {@link #truncate}) to the plan's target table. */
-    public void write(Connection connection, TablePlan plan, TableBatch batch, FreshKeys freshKeys, ApplyMethod method,
-            FlushPhases phases)
+    /**
+     * Writes the batch's changes (not its truncate, see {@link #truncate}) to the plan's target table.
+     *
+     * @param closing whether nothing but {@code COMMIT} follows in the flush's transaction: the statement that applies
+     *        the changes (bound, or staged), when it would be the last one, is then left to the caller, to send with
+     *        the {@code COMMIT} in one round trip ({@link ClosingStatement}); a merging batch COPYs its fresh rows into
+     *        the target before it stages the rest, so that it is
+     * @return the statement left to send with the {@code COMMIT}, or empty when every statement ran
+     */
+    public Optional<ClosingStatement> write(Connection connection, TablePlan plan, TableBatch batch,
+            FreshKeys freshKeys, ApplyMethod method, boolean closing, FlushPhases phases)
             throws SQLException
     {
         long start = System.nanoTime();
@@ -196,7 +206,7 @@ public final class TableWriter
             copy.write(connection, plan, batch, CopyRows.Layout.TARGET_ROWS,
                     plan.history ? RowFilter.STAGED : RowFilter.DIRECT, FreshKeys.DISTRUSTED);
             phases.add(FlushPhases.Phase.COPY_TARGET, start);
-            return;
+            return Optional.empty();
         }
         // merge: stage whole rows and apply them with one statement (MERGE, or the upsert)
         boolean merge = switch (method) {
@@ -205,9 +215,13 @@ public final class TableWriter
             case DELETE_INSERT -> false;
         };
         if (!(merge && method == ApplyMethod.UPSERT) && small.takes(plan, batch, freshKeys, merge)) {
-            small.write(connection, plan, batch, merge);
+            if (closing) {
+                return Optional.of((closingConnection, commit) -> small.write(closingConnection, plan, batch, merge,
+                        commit));
+            }
+            small.write(connection, plan, batch, merge, "");
             phases.add(FlushPhases.Phase.APPLY, start);
-            return;
+            return Optional.empty();
         }
         String apply = !merge ? plan.delete : method == ApplyMethod.MERGE ? plan.merge : plan.upsert;
         // soft deletes tell a staged delete from a staged row by the insert flag, so rows are staged whole, as for
@@ -227,6 +241,13 @@ public final class TableWriter
             anyStaged |= staged.test(change);
             anyDirect |= direct.test(change);
         }
+        // merging, the fresh rows are new keys the MERGE does not touch, and the table has no other unique index
+        // (TablePlan#mergeable): they may go first, which leaves the MERGE last, to travel with the COMMIT
+        boolean directFirst = merge && anyStaged;
+        if (anyDirect && directFirst) {
+            copy.write(connection, plan, batch, CopyRows.Layout.TARGET_ROWS, direct, freshKeys);
+            start = phases.add(FlushPhases.Phase.COPY_TARGET, start);
+        }
         if (anyStaged) {
             copy.write(connection, plan, batch, wholeRows ? CopyRows.Layout.STAGED_ROWS : CopyRows.Layout.STAGED_KEYS,
                     staged, FreshKeys.DISTRUSTED);
@@ -238,14 +259,15 @@ public final class TableWriter
                 }
                 start = phases.add(FlushPhases.Phase.FILL, start);
             }
-            // prepared, so that after a few flushes pgjdbc keeps them prepared on the server, which
-            // then plans them once per connection rather than at every flush
-            try (PreparedStatement statement = connection.prepareStatement(apply)) {
-                statement.execute();
+            boolean last = !(anyDirect && !directFirst) && (wholeRows || batch.rowsWithUnavailableValues() == 0);
+            if (closing && last) {
+                return Optional.of((closingConnection, commit) ->
+                        execute(closingConnection, apply + commit));
             }
+            execute(connection, apply);
             start = phases.add(FlushPhases.Phase.APPLY, start);
         }
-        if (anyDirect) {
+        if (anyDirect && !directFirst) {
             copy.write(connection, plan, batch, CopyRows.Layout.TARGET_ROWS, direct, freshKeys);
             start = phases.add(FlushPhases.Phase.COPY_TARGET, start);
         }
@@ -254,6 +276,19 @@ public final class TableWriter
                 statement.executeUpdate(plan.insertFromStaging);
             }
             phases.add(FlushPhases.Phase.INSERT, start);
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Executes a statement prepared, so that after a few flushes pgjdbc keeps it prepared on the server, which then
+     * plans it once per connection rather than at every flush.
+     */
+    private static void execute(Connection connection, String sql)
+            throws SQLException
+    {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.execute();
         }
     }
 
