@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -121,7 +122,7 @@ final class ReadAhead
                 try {
                     chunk.join();
                 }
-                catch (CompletionException | java.util.concurrent.CancellationException e) {
+                catch (CompletionException | CancellationException e) {
                     // its failure, if any, was thrown by get
                 }
             }
