@@ -123,8 +123,7 @@ public final class SinkKeys
             + "failed one is applied again before anything newer, and positions are confirmed upstream only once their "
             + "batch committed (the standalone service confirms a batch to the slot when the next engine batch, at the "
             + "latest a heartbeat, arrives). Each buffer then flushes at half of buffer.max.bytes, so the batch in "
-            + "flight and the one filling stay within it. false: the source waits while each flush runs. The "
-            + "standalone service defaults to true, the Kafka Connect sink to false.");
+            + "flight and the one filling stay within it. false: the source waits while each flush runs.");
     public static final ConfigKey<Long> FLUSH_SMALL_BATCH_MAX_EVENTS =
             ConfigKey.optional(SinkConfig.FLUSH_SMALL_BATCH_MAX_EVENTS, ConfigType.LONG, 256L,
                     "A table's changes in a flush (after merging by key) up to which they are applied without COPY and "

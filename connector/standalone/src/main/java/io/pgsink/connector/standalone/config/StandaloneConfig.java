@@ -80,8 +80,6 @@ public final class StandaloneConfig
     static final String SNAPSHOT_MODE = "snapshot.mode";
     static final String INITIAL = "initial";
     static final String PROVIDE_TRANSACTION_METADATA = "provide.transaction.metadata";
-    /** The service's default of {@code flush.pipelined}; the Kafka Connect sink's is the key's own. */
-    static final String STANDALONE_FLUSH_PIPELINED = "true";
 
     private final SinkConfig sink;
     private final Map<String, String> debezium;
@@ -194,9 +192,6 @@ public final class StandaloneConfig
             }
         }
 
-        // the engine polls and maps the next batch while one is written: without it the decoder's queue fills and
-        // changes that arrive during a flush wait for it and then a whole poll interval (docs/performance.md)
-        sinkProperties.putIfAbsent(SinkConfig.FLUSH_PIPELINED, STANDALONE_FLUSH_PIPELINED);
         List<ConfigProblem> found = new ArrayList<>();
         String givenName = sinkProperties.get(SinkConfig.SINK_NAME);
         if (givenName != null && givenName.isBlank()) {

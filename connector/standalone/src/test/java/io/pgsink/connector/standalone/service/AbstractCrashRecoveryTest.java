@@ -62,13 +62,10 @@ abstract class AbstractCrashRecoveryTest
     /** The server the target database is created on; the source is {@link TestingPostgreSqlServer#source()}. */
     protected abstract TestingPostgreSqlServer targetServer();
 
-    /**
-     * Settings a subclass adds to the service's configuration: here flushes that are not pipelined (the service's
-     * default is {@code flush.pipelined=true}, which the Pipelined subclass tests).
-     */
+    /** Settings a subclass adds to the service's configuration, e.g. {@code flush.pipelined}. */
     protected Map<String, String> extraProperties()
     {
-        return Map.of("flush.pipelined", "false");
+        return Map.of();
     }
 
     @Test

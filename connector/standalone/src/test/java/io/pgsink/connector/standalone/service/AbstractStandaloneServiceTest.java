@@ -139,8 +139,8 @@ abstract class AbstractStandaloneServiceTest
 
             int port = running.service().httpPort();
             HttpClient client = HttpClient.newHttpClient();
-            // a pipelined flush (the default) is reported at the sink's next call: the next engine batch, at the
-            // latest the next heartbeat (10 s), so the last batch's counters may follow its rows
+            // the counters follow the rows' commit (with flush.pipelined, at the sink's next call: the next engine
+            // batch, at the latest the next heartbeat)
             RunningService.await("the truncate's metric", Duration.ofSeconds(60), () -> assertThat(client.send(
                     HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString()).body())

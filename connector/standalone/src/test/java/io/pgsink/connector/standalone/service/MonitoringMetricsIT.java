@@ -148,8 +148,8 @@ class MonitoringMetricsIT
             });
             URI uri = URI.create("http://127.0.0.1:" + running.service().httpPort() + "/metrics");
             HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build();
-            // a table's counters appear with its first flush reported: pipelined (the default), at the sink's
-            // next call after it committed (the next engine batch, at the latest the next heartbeat)
+            // a table's counters appear with its first flush reported, a moment after its rows (with
+            // flush.pipelined, at the sink's next call: the next engine batch, at the latest the next heartbeat)
             RunningService.await("the first flush's report", WAIT, () -> assertThat(
                     client.send(request, HttpResponse.BodyHandlers.ofString()).body())
                     .contains("pgsink_rows_applied_total"));

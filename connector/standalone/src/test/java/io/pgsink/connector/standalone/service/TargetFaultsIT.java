@@ -82,13 +82,10 @@ class TargetFaultsIT
         return properties;
     }
 
-    /**
-     * Settings a subclass adds to the service's configuration: here flushes that are not pipelined (the service's
-     * default is {@code flush.pipelined=true}, which the Pipelined subclass tests).
-     */
+    /** Settings a subclass adds to the service's configuration, e.g. {@code flush.pipelined}. */
     protected Map<String, String> extraProperties()
     {
-        return Map.of("flush.pipelined", "false");
+        return Map.of();
     }
 
     @Test
