@@ -29,7 +29,8 @@ public final class ValueSizes
     /** A position held per buffered key: the record and its offset string (the partition string is shared). */
     public static long position(SourcePosition position)
     {
-        return 24 + STRING + position.offset().length();
+        // a deferred offset (SourcePosition.deferred) is estimated, not written: most are never written
+        return 24 + STRING + position.offsetLengthEstimate();
     }
 
     public static long row(Object[] values)

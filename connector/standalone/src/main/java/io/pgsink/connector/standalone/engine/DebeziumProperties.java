@@ -128,11 +128,14 @@ public final class DebeziumProperties
             // one engine batch is one flush: full batches under load, one poll interval's worth when quiet
             long batch = Math.max(1, Math.min(flushPolicy.maxEvents(), 100_000));
             debezium.put("max.batch.size", Long.toString(batch));
-            debezium.put("max.queue.size", Long.toString(batch * 4));
+            // the engine's queue holds the next batch and a fifth more: records waiting in it outlive young
+            // collections, which copy them (4 batches took pgsink's GC from about 3 to 7 us/event on a backlog,
+            // docs/performance.md); while a pipelined flush applies, the next batch is read into it
+            debezium.put("max.queue.size", Long.toString(batch + Math.max(1, batch / 5)));
             // buffer.max.bytes bounds the sink's buffer; the engine's queue of records waiting for the
-            // next batch gets the same bound, so a burst of wide rows makes the source wait instead of
+            // next batch gets half that bound, so a burst of wide rows makes the source wait instead of
             // filling the heap
-            debezium.put("max.queue.size.in.bytes", Long.toString(flushPolicy.maxBytes()));
+            debezium.put("max.queue.size.in.bytes", Long.toString(Math.max(1, flushPolicy.maxBytes() / 2)));
             debezium.put("poll.interval.ms", Long.toString(Math.max(10, flushPolicy.intervalMillis())));
         }
         for (Map.Entry<String, String> entry : source.entrySet()) {

@@ -54,6 +54,8 @@ final class RecordPositions
             lastPartition = partition;
             lastPartitionJson = OffsetJson.write(partition);
         }
-        return new SourcePosition(lastPartitionJson, OffsetJson.write(record.sourceOffset()));
+        // written only for the positions stored (the last of a flush per partition) or named in an error
+        Map<String, ?> offset = record.sourceOffset();
+        return SourcePosition.deferred(lastPartitionJson, () -> OffsetJson.write(offset));
     }
 }

@@ -71,9 +71,10 @@ public class StandaloneConfigTest
                 .containsEntry("publication.name", "pgsink")
                 // one engine batch per flush: sized from the sink's flush policy
                 .containsEntry("max.batch.size", "10000")
-                .containsEntry("max.queue.size", "40000")
-                // buffer.max.bytes bounds the engine's queue too
-                .containsEntry("max.queue.size.in.bytes", "67108864")
+                // the next batch and a fifth more, so that few records wait through young collections
+                .containsEntry("max.queue.size", "12000")
+                // half of buffer.max.bytes bounds the engine's queue too
+                .containsEntry("max.queue.size.in.bytes", "33554432")
                 .containsEntry("poll.interval.ms", "1000")
                 .containsEntry("database.hostname", "db1");
         assertThat(config.httpPort()).isEqualTo(9464);
@@ -182,7 +183,7 @@ public class StandaloneConfigTest
                 .containsEntry("slot.name", "orders_sink_1")
                 .containsEntry("name", "Orders Sink-1")
                 .containsEntry("max.batch.size", "500")
-                .containsEntry("max.queue.size", "2000")
+                .containsEntry("max.queue.size", "600")
                 .containsEntry("poll.interval.ms", "10");
         assertThat(config.httpPort()).isEqualTo(-1);
     }

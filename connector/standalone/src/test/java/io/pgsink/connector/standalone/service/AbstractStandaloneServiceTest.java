@@ -139,6 +139,12 @@ abstract class AbstractStandaloneServiceTest
 
             int port = running.service().httpPort();
             HttpClient client = HttpClient.newHttpClient();
+            // the counters follow the rows' commit (with flush.pipelined, at the sink's next call: the next engine
+            // batch, at the latest the next heartbeat)
+            RunningService.await("the truncate's metric", Duration.ofSeconds(60), () -> assertThat(client.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body())
+                    .contains("pgsink_truncates_total{sink=\"" + sinkName + "\",table=\"public.Order Items\"} 1.0"));
             HttpResponse<String> metrics = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(metrics.statusCode()).isEqualTo(200);
             assertThat(metrics.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("text/plain"));

@@ -147,8 +147,13 @@ class MonitoringMetricsIT
                         .isEqualTo(List.of(List.of("20", "new")));
             });
             URI uri = URI.create("http://127.0.0.1:" + running.service().httpPort() + "/metrics");
-            String metrics = client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
+            HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build();
+            // a table's counters appear with its first flush reported, a moment after its rows (with
+            // flush.pipelined, at the sink's next call: the next engine batch, at the latest the next heartbeat)
+            RunningService.await("the first flush's report", WAIT, () -> assertThat(
+                    client.send(request, HttpResponse.BodyHandlers.ofString()).body())
+                    .contains("pgsink_rows_applied_total"));
+            String metrics = client.send(request, HttpResponse.BodyHandlers.ofString()).body();
             Set<String> exported = new TreeSet<>();
             for (String line : metrics.split("\n")) {
                 if (!line.isBlank() && !line.startsWith("#")) {
