@@ -2,7 +2,10 @@ package io.pgsink.connector.standalone.verify;
 
 import io.pgsink.connector.standalone.load.LoadSettings;
 import io.pgsink.copy.sql.SqlFailures;
+import io.pgsink.core.config.TargetDialect;
 import io.pgsink.core.error.SinkException;
+import io.pgsink.merge.dialect.Dialect;
+import io.pgsink.merge.schema.LoadTargets;
 import io.pgsink.merge.session.TargetConnector;
 import io.pgsink.merge.verify.ChunkHash;
 import org.slf4j.Logger;
@@ -220,7 +223,31 @@ public final class Verifier
     Connection connectTarget()
             throws SQLException
     {
-        return settled(target.connect());
+        return settledTarget(target.connect(), settings.sink().targetDialect());
+    }
+
+    /**
+     * A target connection {@link #settled}, on which a lookup by key reads every segment of a
+     * distributing target ({@link io.pgsink.merge.dialect.DistributionSql#everySegmentSession}):
+     * the re-check then sees the copies of a key that the comparison of its range saw.
+     */
+    static Connection settledTarget(Connection connection, TargetDialect setting)
+            throws SQLException
+    {
+        Dialect dialect;
+        try {
+            dialect = LoadTargets.dialect(settled(connection), setting);
+        }
+        catch (SQLException | RuntimeException e) {
+            try {
+                connection.close();
+            }
+            catch (SQLException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
+        return withSession(connection, dialect.distribution().everySegmentSession().toArray(String[]::new));
     }
 
     /** Values print alike on both servers ({@link LoadSettings#SESSION_SETTINGS}), whatever their defaults. */
