@@ -164,6 +164,37 @@ class GreenplumVerifyCommandIT
         assertThat(clean.exitCode()).as(clean.out() + clean.err()).isZero();
     }
 
+    /**
+     * Without {@code --chunk-rows}, a Greenplum target's ranges hold 100,000 source rows (each range's
+     * hash is dispatched to every segment, at a fixed cost); a range that differs is cut into ranges of
+     * 10,000 rows before its keys are read (4 here), and the differing keys are named as with small
+     * ranges.
+     */
+    @Test
+    void defaultRangesAreLargeAndCutWhereTheyDiffer()
+            throws Exception
+    {
+        source().execute("INSERT INTO public.orders SELECT g, 'bulk', g, NULL FROM generate_series(10001, 40000) g");
+        Map<String, String> properties = configuration();
+        streamAndStop(properties);
+        target().execute(
+                "UPDATE public.orders SET status = 'changed' WHERE id = 25000",
+                "DELETE FROM public.orders WHERE id = 39999",
+                "INSERT INTO public.orders VALUES (5000, 'extra', 1, NULL)");
+        String config = TestingCommand.configFile(directory.resolve("default.properties"), properties).toString();
+
+        TestingCommand result = TestingCommand.run("verify", "--config", config);
+
+        assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(1);
+        assertThat(result.out())
+                .contains("[DIFFERS] \"public\".\"orders\": 3 keys differ (missing 1, extra 1, different 1);"
+                        + " 32500 source rows, 32500 target rows, 4 chunks")
+                .contains("    missing: (id)=(39999)\n")
+                .contains("    extra: (id)=(5000)\n")
+                .contains("    different: (id)=(25000)\n")
+                .contains("[ EQUAL ] \"public\".\"items\": 298 source rows, 298 target rows, 1 chunk");
+    }
+
     /** The segment (its content id) that owns order {@code id}'s key: where the coordinator puts a new row of it. */
     private int segmentOf(long id)
             throws Exception
