@@ -168,6 +168,10 @@ final class FlushTransaction
         try {
             Connection connection = transaction.connection();
             long start = System.nanoTime();
+            if (!batch.positions().isEmpty()) {
+                // before any table is locked: a running pgsink repair goes first
+                positions.lockFlushes(connection, session.dialect(), false);
+            }
             prepare(transaction, batch, freshKeys);
             targets.renameColumns(connection);
             start = phases.add(Phase.PREPARE, start);

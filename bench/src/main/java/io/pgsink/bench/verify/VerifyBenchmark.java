@@ -28,14 +28,15 @@ import java.util.regex.Pattern;
  * tables, one after the other (the cheapest full read a client can do): wall time, client CPU (the
  * verify process, or this JVM's thread for COPY) and server CPU (the whole PostgreSQL process tree,
  * {@link CpuTimes}: other clients of the server count too). The source and target are two databases
- * on one server, each with the same {@code rows}-row table. Verify's wall time is given twice: the
+ * on one server, each with the same {@code rows}-row table, or, given a {@code target-url} (such as a
+ * Greenplum coordinator), the target database on that server. Verify's wall time is given twice: the
  * process's (JVM start included) and the comparison's own, as its summary line reports it; each
  * run's ratio divides the COPY's wall time by verify's, both measured in that run.
  *
  * <pre>
  * ./mvnw -q -pl connector/standalone,bench -am package -DskipTests
  * java -cp bench/target/classes:connector/standalone/target/pgsink.jar \
- *     io.pgsink.bench.verify.VerifyBenchmark [url] [rows] [runs]
+ *     io.pgsink.bench.verify.VerifyBenchmark [url] [rows] [runs] [target-url]
  * </pre>
  */
 public final class VerifyBenchmark
@@ -55,18 +56,21 @@ public final class VerifyBenchmark
                 "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres");
         long rows = args.length > 1 ? Long.parseLong(args[1]) : 1_000_000;
         int runs = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        String targetUrl = args.length > 3 ? args[3] : url;
         Path jar = Path.of(System.getProperty("pgsink.jar", "connector/standalone/target/pgsink.jar"));
         String loadAverage = LoadAverage.read();
-        try (Connection admin = DriverManager.getConnection(url); Statement statement = admin.createStatement()) {
-            for (String database : List.of(SOURCE, TARGET)) {
+        for (String database : List.of(SOURCE, TARGET)) {
+            String server = database.equals(SOURCE) ? url : targetUrl;
+            try (Connection admin = DriverManager.getConnection(server);
+                    Statement statement = admin.createStatement()) {
                 statement.execute("DROP DATABASE IF EXISTS " + database);
                 statement.execute("CREATE DATABASE " + database);
-                execute(databaseUrl(url, database), "CREATE TABLE public.t " + COLUMNS,
-                        "INSERT INTO public.t SELECT g, g % 1000, 'label ' || md5(g::text), (g % 100000) / "
-                                + "100.0, g % 2 = 0, timestamptz '2026-01-01' + g * interval '1 second'"
-                                + " FROM generate_series(1, " + rows + ") g",
-                        "VACUUM ANALYZE public.t");
             }
+            execute(databaseUrl(server, database), "CREATE TABLE public.t " + COLUMNS,
+                    "INSERT INTO public.t SELECT g, g % 1000, 'label ' || md5(g::text), (g % 100000) / "
+                            + "100.0, g % 2 = 0, timestamptz '2026-01-01' + g * interval '1 second'"
+                            + " FROM generate_series(1, " + rows + ") g",
+                    "VACUUM ANALYZE public.t");
         }
         Path config = Files.createTempFile("pgsink-verify-bench", ".properties");
         String user = urlParameter(url, "user");
@@ -77,8 +81,8 @@ public final class VerifyBenchmark
                 "source.database.user=" + user,
                 "source.database.dbname=" + SOURCE,
                 "source.table.include.list=public\\\\.t",
-                "target.url=" + databaseUrl(url, TARGET).replaceAll("\\?.*", ""),
-                "target.user=" + user,
+                "target.url=" + databaseUrl(targetUrl, TARGET).replaceAll("\\?.*", ""),
+                "target.user=" + urlParameter(targetUrl, "user"),
                 "sink.name=verify_bench"));
         CpuTimes cpu;
         try (BenchmarkDatabase probe = new BenchmarkDatabase(databaseUrl(url, SOURCE), "verify_bench_probe")) {
@@ -101,7 +105,8 @@ public final class VerifyBenchmark
             long clientStart = threads.getCurrentThreadCpuTime();
             long copyBegin = System.nanoTime();
             for (String database : List.of(SOURCE, TARGET)) {
-                try (Connection connection = DriverManager.getConnection(databaseUrl(url, database))) {
+                String copied = database.equals(SOURCE) ? url : targetUrl;
+                try (Connection connection = DriverManager.getConnection(databaseUrl(copied, database))) {
                     connection.unwrap(PGConnection.class).getCopyAPI().copyOut("COPY public.t TO STDOUT",
                             OutputStream.nullOutputStream());
                 }
@@ -114,12 +119,16 @@ public final class VerifyBenchmark
                     verified.comparisonSeconds(), verified.cpuSeconds(), server, copyWall, copyClient, copyServer,
                     copyWall / wall, copyWall / verified.comparisonSeconds(), verified.maxResidentMegabytes()));
         }
-        System.out.println(rows + " rows per table, " + runs + " runs, load average before: " + loadAverage);
+        System.out.println(rows + " rows per table, " + runs + " runs, load average before: " + loadAverage
+                + (targetUrl.equals(url) ? "" : "; target on " + targetUrl.replaceAll("\\?.*", "")
+                + ", server CPU is the source server's only"));
         lines.forEach(System.out::println);
         Files.deleteIfExists(config);
-        try (Connection admin = DriverManager.getConnection(url); Statement statement = admin.createStatement()) {
-            statement.execute("DROP DATABASE IF EXISTS " + SOURCE);
-            statement.execute("DROP DATABASE IF EXISTS " + TARGET);
+        for (String database : List.of(SOURCE, TARGET)) {
+            try (Connection admin = DriverManager.getConnection(database.equals(SOURCE) ? url : targetUrl);
+                    Statement statement = admin.createStatement()) {
+                statement.execute("DROP DATABASE IF EXISTS " + database);
+            }
         }
     }
 

@@ -20,4 +20,11 @@ public interface DistributionSql
      * primary key: a key must live on one segment for the staging join to find it there.
      */
     boolean distributes();
+
+    /**
+     * Session settings under which a lookup by key reads every segment, not only the one that
+     * owns the key: {@code pgsink verify} must also see a row that sits on a segment that does not
+     * own its key. Empty where tables are not distributed.
+     */
+    List<String> everySegmentSession();
 }

@@ -6,6 +6,7 @@ import io.pgsink.merge.table.TargetColumn;
 import io.pgsink.merge.table.TargetTable;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.StringJoiner;
 
 import static io.pgsink.copy.sql.SqlIdentifiers.quote;
@@ -25,6 +26,9 @@ import static io.pgsink.copy.sql.SqlIdentifiers.quote;
 final class GreenplumDialect
         implements StagingSql, DeleteSql, OffsetSql, DistributionSql, ServerFeatures
 {
+    /** The first key of {@link #flushLock}'s advisory locks: "pgsk", apart from other applications' locks. */
+    private static final int FLUSH_LOCK_CLASS = 0x7067736b;
+
     @Override
     public String createStagingTable(String stagingName, List<TargetColumn> columns, TargetTable target)
     {
@@ -50,6 +54,17 @@ final class GreenplumDialect
     public boolean distributes()
     {
         return true;
+    }
+
+    /**
+     * Without direct dispatch: a lookup by key otherwise goes to the one segment that owns the key,
+     * and misses a copy of it written straight into another segment (in utility mode, or left by
+     * a failed expansion), which a scan of a key range, dispatched to every segment, does see.
+     */
+    @Override
+    public List<String> everySegmentSession()
+    {
+        return List.of("SET gp_enable_direct_dispatch = off");
     }
 
     @Override
@@ -132,6 +147,14 @@ final class GreenplumDialect
     public boolean storesPositionsLast()
     {
         return true;
+    }
+
+    /** An advisory lock of the sink's name until the transaction ends: the coordinator's own, in no table. */
+    @Override
+    public Optional<String> flushLock(boolean exclusive)
+    {
+        return Optional.of("SELECT pg_advisory_xact_lock" + (exclusive ? "" : "_shared") + "("
+                + FLUSH_LOCK_CLASS + ", hashtext(?))");
     }
 
     @Override

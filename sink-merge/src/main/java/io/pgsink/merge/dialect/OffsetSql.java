@@ -1,6 +1,7 @@
 package io.pgsink.merge.dialect;
 
 import java.util.List;
+import java.util.Optional;
 
 /** How a dialect stores source positions in the offsets table (whose DDL is in {@code SinkTables}). */
 public interface OffsetSql
@@ -19,4 +20,16 @@ public interface OffsetSql
      * sharing the table wait least; elsewhere first, so that pgjdbc's BEGIN travels with them.
      */
     boolean storesPositionsLast();
+
+    /**
+     * Where positions are stored last: the statement, with the sink name as its one parameter, that
+     * holds off a sink's flushes until the transaction ends ({@code exclusive}: what
+     * {@code pgsink repair} takes before it reads the source) or that a flush storing positions runs
+     * first (shared: it waits for a repair that holds the exclusive form). A flush then waits before
+     * it locks any table, rather than hold a table the repair writes next while it waits for the
+     * repair's lock of the positions (on Greenplum, whose UPDATE and DELETE lock whole tables, a
+     * wait that only the repair's lock timeout ends). Empty where positions are stored first: a
+     * flush then takes their row lock first, and the repair's lock of those rows does this.
+     */
+    Optional<String> flushLock(boolean exclusive);
 }

@@ -6,6 +6,7 @@ import io.pgsink.merge.table.TargetColumn;
 import io.pgsink.merge.table.TargetTable;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.StringJoiner;
 
 import static io.pgsink.copy.sql.SqlIdentifiers.quote;
@@ -108,6 +109,12 @@ final class PostgreSqlDialect
     }
 
     @Override
+    public List<String> everySegmentSession()
+    {
+        return List.of();
+    }
+
+    @Override
     public boolean supportsMerge(int serverMajorVersion)
     {
         return serverMajorVersion >= 15;
@@ -142,6 +149,12 @@ final class PostgreSqlDialect
     public boolean storesPositionsLast()
     {
         return false;
+    }
+
+    @Override
+    public Optional<String> flushLock(boolean exclusive)
+    {
+        return Optional.empty();
     }
 
     @Override

@@ -84,6 +84,24 @@ public final class PositionStore
     }
 
     /**
+     * Holds off the sink's flushes that store positions until the connection's transaction ends
+     * ({@code exclusive}), or waits for whoever holds them off (shared, a flush's first statement),
+     * where the dialect needs it ({@link io.pgsink.merge.dialect.OffsetSql#flushLock}).
+     */
+    public void lockFlushes(Connection connection, Dialect dialect, boolean exclusive)
+            throws SQLException
+    {
+        Optional<String> lock = dialect.offsets().flushLock(exclusive);
+        if (lock.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement statement = connection.prepareStatement(lock.get())) {
+            statement.setString(1, sinkName);
+            statement.executeQuery().close();
+        }
+    }
+
+    /**
      * Stores the positions in the connection's transaction, in partition order.
      *
      * @return the transaction's id where the dialect's statement returns it (PostgreSQL), to find

@@ -154,7 +154,7 @@ public record ComparedSide(TableId table, List<String> keyColumns, List<String> 
         return "ROW(" + String.join(", ", valueExpressions) + ")::text";
     }
 
-    private String keyParameters()
+    String keyParameters()
     {
         StringJoiner parameters = new StringJoiner(", ", "(", ")");
         for (String type : keyTypes) {

@@ -8,6 +8,7 @@ import io.pgsink.connector.standalone.monitoring.HttpSecurity;
 import io.pgsink.connector.standalone.monitoring.SinkMetrics;
 import io.pgsink.connector.standalone.verify.ConnectorSettings;
 import io.pgsink.connector.standalone.verify.VerifyOptions;
+import org.jetbrains.annotations.Nullable;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
 
@@ -23,6 +24,7 @@ final class ComparisonOptions
 {
     /** How many times a key whose source row changes while it is re-checked is re-checked again. */
     private static final int RECHECKS = 5;
+    private static final long DEFAULT_CHUNK_ROWS = 10_000;
     private static final String SOURCE_PASSWORD = "PGSINK_SOURCE_PASSWORD";
 
     @Option(names = {"-c", "--config"}, paramLabel = "FILE",
@@ -47,9 +49,12 @@ final class ComparisonOptions
                     + "by default those the connector's topics name (<topic.prefix>.<schema>.<table>).")
     List<String> sourceTables = List.of();
 
-    @Option(names = "--chunk-rows", paramLabel = "N", defaultValue = "10000",
-            description = "Source rows per key range hashed at once (default: ${DEFAULT-VALUE}).")
-    long chunkRows;
+    @Option(names = "--chunk-rows", paramLabel = "N",
+            description = "Source rows per key range hashed at once (default: " + DEFAULT_CHUNK_ROWS + "; on a"
+                    + " Greenplum target " + VerifyOptions.DISTRIBUTED_RANGE_ROWS + ", a range that differs cut"
+                    + " into ranges of " + DEFAULT_CHUNK_ROWS + ").")
+    @Nullable
+    Long chunkRows;
 
     @Option(names = "--parallelism", paramLabel = "N", defaultValue = "2",
             description = "Key ranges compared at once, each on a source and a target connection (default: "
@@ -121,11 +126,16 @@ final class ComparisonOptions
     /** @throws CommandLine.ParameterException when a value is out of range */
     VerifyOptions options(CommandLine commandLine)
     {
-        if (chunkRows < 1 || parallelism < 1 || parallelism > 64 || maxKeys < 1 || catchUpTimeoutMillis < 0) {
+        if (chunkRows != null && chunkRows < 1 || parallelism < 1 || parallelism > 64 || maxKeys < 1
+                || catchUpTimeoutMillis < 0) {
             throw new CommandLine.ParameterException(commandLine,
                     "--chunk-rows and --max-keys must be positive, --parallelism 1 to 64, "
                             + "--catch-up-timeout-ms at least 0");
         }
-        return new VerifyOptions(chunkRows, parallelism, maxKeys, Duration.ofMillis(catchUpTimeoutMillis), RECHECKS);
+        Duration catchUpTimeout = Duration.ofMillis(catchUpTimeoutMillis);
+        return chunkRows == null
+                ? new VerifyOptions(DEFAULT_CHUNK_ROWS, parallelism, maxKeys, catchUpTimeout, RECHECKS,
+                        VerifyOptions.DISTRIBUTED_RANGE_ROWS)
+                : new VerifyOptions(chunkRows, parallelism, maxKeys, catchUpTimeout, RECHECKS);
     }
 }

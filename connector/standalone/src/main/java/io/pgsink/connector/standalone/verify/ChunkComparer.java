@@ -32,6 +32,9 @@ import static java.util.Objects.requireNonNull;
  */
 final class ChunkComparer
 {
+    /** The row hash of a key a side holds more than once (an md5 is 32 hex digits). */
+    static final String DUPLICATE = "more than one row";
+
     private final Connection source;
     private final Connection target;
     private final long chunkRows;
@@ -95,7 +98,8 @@ final class ChunkComparer
                 differences.add(new Difference(Difference.Kind.EXTRA, key));
             }
         });
-        result.chunk(sourceRows.size(), targetRows.size(), differences);
+        // counted by the servers: a key held twice is two rows
+        result.chunk(sourceSummary.rows(), targetSummary.rows(), differences);
     }
 
     private static Summary awaited(Future<Summary> read)
@@ -174,7 +178,7 @@ final class ChunkComparer
             try (ResultSet rows = statement.executeQuery()) {
                 int keyColumns = side.keyColumns().size();
                 while (rows.next()) {
-                    hashes.put(key(rows, keyColumns), rows.getString(keyColumns + 1));
+                    put(hashes, key(rows, keyColumns), rows.getString(keyColumns + 1));
                 }
             }
         }
@@ -197,11 +201,23 @@ final class ChunkComparer
             try (ResultSet rows = statement.executeQuery()) {
                 int keyColumns = side.keyColumns().size();
                 while (rows.next()) {
-                    hashes.put(key(rows, keyColumns), rows.getString(keyColumns + 1));
+                    put(hashes, key(rows, keyColumns), rows.getString(keyColumns + 1));
                 }
             }
         }
         return hashes;
+    }
+
+    /**
+     * Puts a row's hash by its key; a key read twice gets {@link #DUPLICATE}, which no source row
+     * hash equals: a target without a unique key, or a Greenplum row on a segment that does not own
+     * its key (each segment's unique index sees its own rows only), holds a key more than once.
+     */
+    private static void put(Map<List<String>, String> hashes, List<String> key, String hash)
+    {
+        if (hashes.putIfAbsent(key, hash) != null) {
+            hashes.put(key, DUPLICATE);
+        }
     }
 
     private static int bind(PreparedStatement statement, int first, Optional<List<String>> key)

@@ -69,7 +69,8 @@ final class Recheck
             return "";
         }
         try (Connection source = Verifier.settled(settings.source().connect("pgsink verify", false));
-                Connection targetConnection = Verifier.settled(target.connect())) {
+                Connection targetConnection = Verifier.settledTarget(target.connect(),
+                        settings.sink().targetDialect())) {
             boolean streaming = !settings.slotName().isEmpty() && SinkProgress.streaming(source, settings.slotName());
             long deadline = System.nanoTime() + options.catchUpTimeout().toNanos();
             Round last = null;

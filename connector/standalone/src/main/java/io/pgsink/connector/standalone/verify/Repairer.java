@@ -17,7 +17,12 @@ import io.pgsink.core.change.TableSchema;
 import io.pgsink.connector.standalone.load.LoadSettings;
 import io.pgsink.copy.sql.SqlFailures;
 import io.pgsink.merge.MergeApplier;
+import io.pgsink.merge.dialect.Dialect;
+import io.pgsink.merge.table.TargetTable;
+import io.pgsink.merge.verify.MisplacedRows;
+import io.pgsink.merge.schema.LoadTargets;
 import io.pgsink.merge.session.TargetConnector;
+import io.pgsink.merge.state.PositionStore;
 import io.pgsink.merge.verify.ComparedSide;
 import io.pgsink.merge.verify.StoredPositions;
 import org.slf4j.Logger;
@@ -56,10 +61,12 @@ import static java.util.Objects.requireNonNull;
  * progress is waited for. The rows written are the source's state at a moment {@code L} after every
  * change the sink applied (its stored position is what the lock holds still), so the stream can only
  * bring changes older than {@code L} (which it applies in order, ending at the state the repair
- * wrote, or later) or newer ones, never leave the repair's older state over a newer one. The
- * repair's own connections wait at most {@link #LOCK_TIMEOUT} for a row lock: on a target whose
- * flushes store their positions last (Greenplum) a flush may hold a repaired row while it waits for
- * the repair's lock, and the repair then fails with nothing changed rather than wait for ever.
+ * wrote, or later) or newer ones, never leave the repair's older state over a newer one. On a
+ * target whose flushes store their positions last (Greenplum), the lock connection first takes the
+ * sink's flush lock ({@link PositionStore#lockFlushes}), which every such flush takes first: a flush
+ * then waits before it locks any table the repair writes. The repair's own connections wait at
+ * most {@link #LOCK_TIMEOUT} for a lock (a row another client holds), and the repair then fails
+ * with nothing changed rather than wait for ever.
  */
 public final class Repairer
 {
@@ -133,7 +140,10 @@ public final class Repairer
                 MergeApplier applier = MergeApplier.builder(settings.sink()).connector(bounded(target))
                         .positionText(positionText).build()) {
             lock.setAutoCommit(false);
-            // keeps the service's flushes out until the repair committed
+            // keeps the service's flushes out until the repair committed: where they lock their tables before
+            // their positions (Greenplum), before they lock any
+            Dialect dialect = LoadTargets.dialect(lock, settings.sink().targetDialect());
+            new PositionStore(settings.sink()).lockFlushes(lock, dialect, true);
             StoredPositions.read(lock, settings.sink(), true);
             source.setAutoCommit(false);
             source.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
@@ -143,6 +153,8 @@ public final class Repairer
             }
             long sourceLsn = SinkProgress.currentLsn(source);
             source.commit();
+            Map<TableId, Long> misplaced = dialect.distribution().distributes()
+                    ? deleteMisplaced(dialect, verified) : Map.of();
             log.info("{} - repairing the differing keys of {} table(s), as of source {}; the service's flushes wait",
                     sinkName, verified.tables().stream().filter(table -> !table.equal()).count(),
                     SinkProgress.text(sourceLsn));
@@ -176,8 +188,11 @@ public final class Repairer
                     removed += tableRemoved;
                     long more = table.unlisted().values().stream().mapToLong(Long::longValue).sum();
                     unlisted += more;
+                    long moved = misplaced.getOrDefault(table.table().targetTable(), 0L);
                     lines.add("[REPAIRED] " + table.table().describe() + ": " + rows(rows.size())
                             + " written from the source, " + rows(tableRemoved) + " removed"
+                            + (moved > 0 ? ", " + rows(moved) + " on a segment that does not own its key removed"
+                            : "")
                             + (more > 0 ? "; " + more + " more differing keys were not listed (--max-keys)" : ""));
                 }
                 sink.flush();
@@ -193,6 +208,37 @@ public final class Repairer
         catch (SQLException e) {
             throw SqlFailures.translate(e, "Cannot repair the differing keys (nothing was changed)");
         }
+    }
+
+    /**
+     * Deletes the differing keys' rows that sit on a segment that does not own their key
+     * ({@link MisplacedRows}), each table in a transaction of its own: such a row is never the
+     * key's row (lookups and the apply path's joins do not find it), so removing it is right
+     * whether or not the apply that follows commits. Returns how many per target table.
+     */
+    private Map<TableId, Long> deleteMisplaced(Dialect dialect, VerifyReport verified)
+            throws SQLException
+    {
+        Map<TableId, Long> deleted = new HashMap<>();
+        try (Connection connection = Verifier.withSession(Verifier.settledTarget(target.connect(),
+                settings.sink().targetDialect()), "SET lock_timeout = '" + LOCK_TIMEOUT + "'")) {
+            for (TableReport table : verified.tables()) {
+                if (table.equal()) {
+                    continue;
+                }
+                TableId id = table.table().targetTable();
+                List<String> distributionKey = LoadTargets.read(connection, dialect, id)
+                        .map(TargetTable::distributionKey).orElse(List.of());
+                List<List<String>> keys = keys(table);
+                long count = 0;
+                for (int from = 0; from < keys.size(); from += BATCH) {
+                    count += MisplacedRows.delete(connection, table.table().target(), distributionKey,
+                            keys.subList(from, Math.min(keys.size(), from + BATCH)));
+                }
+                deleted.put(id, count);
+            }
+        }
+        return deleted;
     }
 
     /** {@code connector}'s connections, waiting at most {@link #LOCK_TIMEOUT} for a lock. */

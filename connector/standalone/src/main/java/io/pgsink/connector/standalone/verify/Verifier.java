@@ -2,7 +2,10 @@ package io.pgsink.connector.standalone.verify;
 
 import io.pgsink.connector.standalone.load.LoadSettings;
 import io.pgsink.copy.sql.SqlFailures;
+import io.pgsink.core.config.TargetDialect;
 import io.pgsink.core.error.SinkException;
+import io.pgsink.merge.dialect.Dialect;
+import io.pgsink.merge.schema.LoadTargets;
 import io.pgsink.merge.session.TargetConnector;
 import io.pgsink.merge.verify.ChunkHash;
 import org.slf4j.Logger;
@@ -27,8 +30,9 @@ import static java.util.Objects.requireNonNull;
 /**
  * {@code pgsink verify}: compares every captured source table ({@link VerifyPlanner}) with its
  * target table by key ranges. The source's keys, in key order, are cut into ranges of
- * {@link VerifyOptions#chunkRows} rows (the boundaries read with a keyset cursor, and reused on the
- * target); {@link VerifyOptions#parallelism} workers, each with a source and a target connection,
+ * {@link VerifyOptions#chunkRows} rows ({@link VerifyOptions#distributedRangeRows} on a target that
+ * distributes its tables: Greenplum), the boundaries read with a keyset cursor and reused on the
+ * target; {@link VerifyOptions#parallelism} workers, each with a source and a target connection,
  * compare the ranges ({@link ChunkComparer}) as soon as they are cut; then the differing keys are re-checked
  * ({@link Recheck}), so that a key that only differed because the sink had not applied the latest
  * changes yet is not reported. Reads only, on both sides.
@@ -71,16 +75,18 @@ public final class Verifier
         List<TableResult> results = new ArrayList<>();
         try (Connection source = connectSource(); Connection targetConnection = connectTarget()) {
             ChunkHash hash = ChunkHash.common(source, targetConnection);
+            long rangeRows = LoadTargets.dialect(targetConnection, settings.sink().targetDialect()).distribution()
+                    .distributes() ? options.distributedRangeRows() : options.chunkRows();
             targetConnection.setAutoCommit(false);
             List<TablePair> pairs = VerifyPlanner.plan(source, targetConnection, settings);
             targetConnection.setAutoCommit(true);
             log.info("{} - verifying {} table(s) in key ranges of up to {} rows, parallelism {}, chunk hash {}"
-                    + " (planned in {} ms)", settings.sink().sinkName(), pairs.size(), options.chunkRows(),
+                    + " (planned in {} ms)", settings.sink().sinkName(), pairs.size(), rangeRows,
                     options.parallelism(), hash, (System.nanoTime() - start) / 1_000_000);
             for (TablePair pair : pairs) {
                 results.add(new TableResult(pair, options.maxKeys()));
             }
-            compare(source, results, hash);
+            compare(source, results, hash, rangeRows);
         }
         catch (SQLException e) {
             throw SqlFailures.translate(e, "Cannot read the captured tables to verify");
@@ -94,7 +100,7 @@ public final class Verifier
      * Cuts the tables into key ranges on this thread while the workers already compare the ranges
      * cut so far: the cut (an index scan of the source's keys) overlaps the comparison.
      */
-    private void compare(Connection source, List<TableResult> results, ChunkHash hash)
+    private void compare(Connection source, List<TableResult> results, ChunkHash hash, long rangeRows)
             throws InterruptedException, SQLException
     {
         // bounded, so that a table of any size is cut no further ahead than the workers compare
@@ -114,7 +120,7 @@ public final class Verifier
             }
             boolean cut = true;
             for (TableResult result : results) {
-                cut = cut && cut(source, result, tasks, futures);
+                cut = cut && cut(source, result, tasks, futures, rangeRows);
             }
             if (cut) {
                 for (int i = 0; i < options.parallelism(); i++) {
@@ -140,12 +146,12 @@ public final class Verifier
     }
 
     /**
-     * Queues the source's keys of a table cut into ranges: a boundary every {@code chunkRows} keys, the
+     * Queues the source's keys of a table cut into ranges: a boundary every {@code rangeRows} keys, the
      * last range open. Returns false, having stopped, when a worker ended (a worker ends early only
      * when it fails).
      */
     private boolean cut(Connection source, TableResult result, BlockingQueue<Optional<Task>> tasks,
-            List<Future<Void>> workers)
+            List<Future<Void>> workers, long rangeRows)
             throws SQLException, InterruptedException
     {
         TablePair pair = result.table();
@@ -156,7 +162,7 @@ public final class Verifier
         int ranges = 0;
         while (true) {
             Optional<List<String>> upper = ChunkComparer.nextBoundary(source, pair.source(), lower, Optional.empty(),
-                    options.chunkRows() - 1);
+                    rangeRows - 1);
             ranges++;
             if (upper.isEmpty()) {
                 // before the last range is queued, so that its worker knows it is the last
@@ -220,7 +226,31 @@ public final class Verifier
     Connection connectTarget()
             throws SQLException
     {
-        return settled(target.connect());
+        return settledTarget(target.connect(), settings.sink().targetDialect());
+    }
+
+    /**
+     * A target connection {@link #settled}, on which a lookup by key reads every segment of a
+     * distributing target ({@link io.pgsink.merge.dialect.DistributionSql#everySegmentSession}):
+     * the re-check then sees the copies of a key that the comparison of its range saw.
+     */
+    static Connection settledTarget(Connection connection, TargetDialect setting)
+            throws SQLException
+    {
+        Dialect dialect;
+        try {
+            dialect = LoadTargets.dialect(settled(connection), setting);
+        }
+        catch (SQLException | RuntimeException e) {
+            try {
+                connection.close();
+            }
+            catch (SQLException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
+        return withSession(connection, dialect.distribution().everySegmentSession().toArray(String[]::new));
     }
 
     /** Values print alike on both servers ({@link LoadSettings#SESSION_SETTINGS}), whatever their defaults. */
