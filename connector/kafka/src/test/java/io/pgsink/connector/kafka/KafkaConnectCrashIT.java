@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -71,7 +72,10 @@ class KafkaConnectCrashIT
     {
         schema = TestingPostgreSqlServer.target().createSchema("kafka_crash");
         schema.execute("CREATE TABLE accounts (id bigint PRIMARY KEY, balance bigint, version bigint)", "CREATE TABLE ledger (id bigint NOT NULL, account bigint, amount bigint)");
-        workers = ConnectWorkerProcesses.withOwnKafka("pgsink-crash");
+        // the subclass's own group: its workers' properties and logs in target/ are named after it, apart from
+        // this class's, which may run at the same time in another test JVM (pgsink.it.forks)
+        workers = ConnectWorkerProcesses.withOwnKafka(getClass() == KafkaConnectCrashIT.class ? "pgsink-crash"
+                : "pgsink-crash-" + getClass().getSimpleName().toLowerCase(Locale.ROOT));
         kafka = workers.kafka();
     }
 
