@@ -191,8 +191,12 @@ final class FlushTransaction
             }
             ApplyMethod method = applyMethod();
             // where nothing but COMMIT follows the last table's statements, its last statement travels with the
-            // COMMIT, one round trip for both
-            boolean closes = ending == Ending.COMMIT && !positionsLast && rejected.isEmpty();
+            // COMMIT, one round trip for both. Only in a flush that stores positions: its head locks the fence and
+            // positions rows, so whoever comes next waits for its fate; a batch without positions (a repair's)
+            // sends COMMIT on its own, so that it never commits after its client died (a statement waiting for a
+            // lock, then COMMIT, would run to the end on the server)
+            boolean closes = ending == Ending.COMMIT && !positionsLast && rejected.isEmpty()
+                    && !batch.positions().isEmpty();
             Optional<ClosingStatement> closing = Optional.empty();
             List<TableBatch> tables = batch.tables();
             for (TableBatch table : tables) {
