@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -86,8 +87,9 @@ public final class Verifier
         Future<List<MisplacedRows.Found>> misplaced;
         try (Connection source = connectSource(); Connection targetConnection = connectTarget()) {
             ChunkHash hash = ChunkHash.common(source, targetConnection);
-            long rangeRows = LoadTargets.dialect(targetConnection, settings.sink().targetDialect()).distribution()
-                    .distributes() ? options.distributedRangeRows() : options.chunkRows();
+            boolean distributes = LoadTargets.dialect(targetConnection, settings.sink().targetDialect())
+                    .distribution().distributes();
+            long rangeRows = distributes ? options.distributedRangeRows() : options.chunkRows();
             targetConnection.setAutoCommit(false);
             List<TablePair> pairs = VerifyPlanner.plan(source, targetConnection, settings);
             targetConnection.setAutoCommit(true);
@@ -98,7 +100,8 @@ public final class Verifier
                 results.add(new TableResult(pair, options.maxKeys()));
             }
             // on its own thread and connection, while the ranges are compared
-            misplaced = searcher.submit(() -> findMisplaced(results));
+            misplaced = distributes ? searcher.submit(() -> findMisplaced(results))
+                    : CompletableFuture.completedFuture(List.of());
             compare(source, results, hash, rangeRows);
         }
         catch (SQLException e) {
@@ -132,24 +135,19 @@ public final class Verifier
 
     /**
      * On a target that distributes its tables (Greenplum), the keys of each table's rows that sit on a
-     * segment that does not own their key ({@link MisplacedRows}), in the order of {@code results}
-     * (none found on other targets): with values equal to the source's, the comparison by key cannot
-     * see them. They need no re-check: a row written through the coordinator is on its owner, so the
-     * source's changes never make one, and one statement reads each table. A table distributed randomly
-     * has no owner to miss, a replicated one is read from one segment: neither is searched.
+     * segment that does not own their key ({@link MisplacedRows}), in the order of {@code results}:
+     * with values equal to the source's, the comparison by key cannot see them. They need no re-check:
+     * a row written through the coordinator is on its owner, so the source's changes never make one,
+     * and one statement reads each table. A table distributed randomly has no owner to miss, a
+     * replicated one is read from one segment: neither is searched.
      */
     private List<MisplacedRows.Found> findMisplaced(List<TableResult> results)
     {
         List<MisplacedRows.Found> found = new ArrayList<>();
-        MisplacedRows.Found none = new MisplacedRows.Found(0, List.of(), true);
         TableId current = null;
         try (Connection connection = connectTarget()) {
             Dialect dialect = LoadTargets.dialect(connection, settings.sink().targetDialect());
             for (TableResult result : results) {
-                if (!dialect.distribution().distributes()) {
-                    found.add(none);
-                    continue;
-                }
                 current = result.table().targetTable();
                 List<String> distributionKey = LoadTargets.read(connection, dialect, current)
                         .map(TargetTable::distributionKey).orElse(List.of());
