@@ -2,6 +2,9 @@ package io.pgsink.merge.verify;
 
 import io.pgsink.core.change.TableId;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
 
@@ -116,6 +119,17 @@ public record ComparedSide(TableId table, List<String> keyColumns, List<String> 
         StringJoiner list = new StringJoiner(", ");
         keyColumns.forEach(column -> list.add(text(column)));
         return list.toString();
+    }
+
+    /** A key read back: the first {@code columns} columns of the current row, as {@link #keyText} selects them. */
+    public static List<String> key(ResultSet rows, int columns)
+            throws SQLException
+    {
+        List<String> key = new ArrayList<>(columns);
+        for (int i = 1; i <= columns; i++) {
+            key.add(rows.getString(i));
+        }
+        return key;
     }
 
     /** The table, quoted. */

@@ -235,11 +235,7 @@ final class ChunkComparer
     private static List<String> key(ResultSet rows, int columns)
             throws SQLException
     {
-        List<String> key = new ArrayList<>(columns);
-        for (int i = 1; i <= columns; i++) {
-            key.add(rows.getString(i));
-        }
-        return key;
+        return ComparedSide.key(rows, columns);
     }
 
     /** A range's row count and hash on one side. */

@@ -21,6 +21,11 @@ record Difference(Kind kind, List<String> key)
         EXTRA,
         /** Both have a row with this key, with different values. */
         DIFFERENT,
+        /**
+         * The target's row with this key, equal to the source's, sits on a Greenplum segment that does not
+         * own the key: a lookup by key misses it, and an upsert of the key makes a second row.
+         */
+        MISPLACED,
     }
 
     Difference

@@ -2,9 +2,11 @@ package io.pgsink.connector.standalone.verify;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import static java.util.Objects.requireNonNull;
 
@@ -108,6 +110,34 @@ final class TableResult
             else {
                 unkept.merge(difference.kind(), 1L, Long::sum);
             }
+        }
+    }
+
+    /**
+     * Adds the keys of the target's misplaced rows ({@link io.pgsink.merge.verify.MisplacedRows}), found
+     * after the re-check (placement is the target's alone: nothing to wait for): those of {@code keys}
+     * not already kept as differing are kept as {@link Difference.Kind#MISPLACED} while there is room,
+     * and the rest of the {@code count} are counted.
+     */
+    synchronized void misplaced(List<List<String>> keys, long count)
+    {
+        Set<List<String>> differing = new HashSet<>();
+        kept.forEach(difference -> differing.add(difference.key()));
+        for (List<String> key : keys) {
+            if (!differing.add(key)) {
+                // differing otherwise, or two misplaced rows of the key: listed once
+                continue;
+            }
+            if (kept.size() < maxKeys) {
+                kept.add(new Difference(Difference.Kind.MISPLACED, key));
+            }
+            else {
+                unkept.merge(Difference.Kind.MISPLACED, 1L, Long::sum);
+            }
+        }
+        // beyond the keys read: counted, though one may also differ in its values
+        if (count > keys.size()) {
+            unkept.merge(Difference.Kind.MISPLACED, count - keys.size(), Long::sum);
         }
     }
 

@@ -2,12 +2,15 @@ package io.pgsink.connector.standalone.verify;
 
 import io.pgsink.connector.standalone.load.LoadSettings;
 import io.pgsink.copy.sql.SqlFailures;
+import io.pgsink.core.change.TableId;
 import io.pgsink.core.config.TargetDialect;
 import io.pgsink.core.error.SinkException;
 import io.pgsink.merge.dialect.Dialect;
 import io.pgsink.merge.schema.LoadTargets;
 import io.pgsink.merge.session.TargetConnector;
+import io.pgsink.merge.table.TargetTable;
 import io.pgsink.merge.verify.ChunkHash;
+import io.pgsink.merge.verify.MisplacedRows;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,7 +39,9 @@ import static java.util.Objects.requireNonNull;
  * target; {@link VerifyOptions#parallelism} workers, each with a source and a target connection,
  * compare the ranges ({@link ChunkComparer}) as soon as they are cut; then the differing keys are re-checked
  * ({@link Recheck}), so that a key that only differed because the sink had not applied the latest
- * changes yet is not reported. Reads only, on both sides.
+ * changes yet is not reported. On a target that distributes its tables, each table is also searched for
+ * rows on a segment that does not own their key, while the ranges are compared ({@link MisplacedRows}).
+ * Reads only, on both sides, but for that search's temporary tables.
  *
  * <p>{@link #run} runs on the caller's thread, which waits for the workers.
  */
@@ -73,10 +79,17 @@ public final class Verifier
     {
         long start = System.nanoTime();
         List<TableResult> results = new ArrayList<>();
+        ExecutorService searcher = Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "pgsink-verify-placement");
+            thread.setDaemon(true);
+            return thread;
+        });
+        Future<List<MisplacedRows.Found>> misplaced;
         try (Connection source = connectSource(); Connection targetConnection = connectTarget()) {
             ChunkHash hash = ChunkHash.common(source, targetConnection);
-            long rangeRows = LoadTargets.dialect(targetConnection, settings.sink().targetDialect()).distribution()
-                    .distributes() ? options.distributedRangeRows() : options.chunkRows();
+            boolean distributes = LoadTargets.dialect(targetConnection, settings.sink().targetDialect())
+                    .distribution().distributes();
+            long rangeRows = distributes ? options.distributedRangeRows() : options.chunkRows();
             targetConnection.setAutoCommit(false);
             List<TablePair> pairs = VerifyPlanner.plan(source, targetConnection, settings);
             targetConnection.setAutoCommit(true);
@@ -86,14 +99,78 @@ public final class Verifier
             for (TablePair pair : pairs) {
                 results.add(new TableResult(pair, options.maxKeys()));
             }
+            // on its own thread and connection, while the ranges are compared
+            misplaced = distributes ? searcher.submit(() -> findMisplaced(results))
+                    : CompletableFuture.completedFuture(List.of());
             compare(source, results, hash, rangeRows);
         }
         catch (SQLException e) {
+            searcher.shutdownNow();
             throw SqlFailures.translate(e, "Cannot read the captured tables to verify");
         }
-        String recheck = new Recheck(settings, target, options).run(results);
+        catch (RuntimeException | InterruptedException e) {
+            searcher.shutdownNow();
+            throw e;
+        }
+        String recheck;
+        try {
+            recheck = new Recheck(settings, target, options).run(results);
+            List<MisplacedRows.Found> found = misplaced.get();
+            for (int i = 0; i < found.size(); i++) {
+                results.get(i).misplaced(found.get(i).keys(), found.get(i).count());
+            }
+        }
+        catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+        finally {
+            searcher.shutdownNow();
+        }
         List<TableReport> reports = results.stream().map(TableResult::report).toList();
         return new VerifyReport(reports, (System.nanoTime() - start) / 1_000_000, recheck);
+    }
+
+    /**
+     * On a target that distributes its tables (Greenplum), the keys of each table's rows that sit on a
+     * segment that does not own their key ({@link MisplacedRows}), in the order of {@code results}:
+     * with values equal to the source's, the comparison by key cannot see them. They need no re-check:
+     * a row written through the coordinator is on its owner, so the source's changes never make one,
+     * and one statement reads each table. A table distributed randomly has no owner to miss, a
+     * replicated one is read from one segment: neither is searched.
+     */
+    private List<MisplacedRows.Found> findMisplaced(List<TableResult> results)
+    {
+        List<MisplacedRows.Found> found = new ArrayList<>();
+        TableId current = null;
+        try (Connection connection = connectTarget()) {
+            Dialect dialect = LoadTargets.dialect(connection, settings.sink().targetDialect());
+            for (TableResult result : results) {
+                current = result.table().targetTable();
+                List<String> distributionKey = LoadTargets.read(connection, dialect, current)
+                        .map(TargetTable::distributionKey).orElse(List.of());
+                long start = System.nanoTime();
+                MisplacedRows.Found table = MisplacedRows.find(connection, result.table().target(), distributionKey,
+                        options.maxKeys());
+                found.add(table);
+                if (!table.searched()) {
+                    log.warn("{} - {}: not searched for rows on a segment that does not own their key: it is not"
+                            + " hashed over every segment with its columns' default hash operator classes",
+                            settings.sink().sinkName(), result.table().describe());
+                    continue;
+                }
+                log.info("{} - {}: {} row(s) on a segment that does not own their key, searched in {} ms",
+                        settings.sink().sinkName(), result.table().describe(), table.count(),
+                        (System.nanoTime() - start) / 1_000_000);
+            }
+        }
+        catch (SQLException e) {
+            throw SqlFailures.translate(e, current == null ? "Cannot connect to verify"
+                    : "Cannot search " + current + " for rows on a segment that does not own their key");
+        }
+        return found;
     }
 
     /**

@@ -55,7 +55,9 @@ public record VerifyReport(List<TableReport> tables, long elapsedMillis, String 
                     + (table.differences() == 1 ? " key differs" : " keys differ")
                     + " (missing " + table.count(Difference.Kind.MISSING) + ", extra "
                     + table.count(Difference.Kind.EXTRA)
-                    + ", different " + table.count(Difference.Kind.DIFFERENT) + "); " + counts);
+                    + ", different " + table.count(Difference.Kind.DIFFERENT)
+                    + (table.count(Difference.Kind.MISPLACED) > 0
+                    ? ", misplaced " + table.count(Difference.Kind.MISPLACED) : "") + "); " + counts);
             for (Difference.Kind kind : Difference.Kind.values()) {
                 List<List<String>> keys = table.keys(kind);
                 long unlisted = table.unlisted().getOrDefault(kind, 0L);
