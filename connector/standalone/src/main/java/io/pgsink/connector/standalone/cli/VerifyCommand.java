@@ -30,9 +30,10 @@ import java.util.concurrent.Callable;
         mixinStandardHelpOptions = true,
         versionProvider = PgsinkCommand.Version.class,
         description = "Compare every captured source table with its target table, by key ranges hashed "
-        + "on both servers, and name the keys that are missing, extra or different (keys only, never "
-        + "values). Read-only; "
-        + "runs while the service streams or is stopped. Exit code 0: equal, 1: differences, 2: invalid configuration.")
+        + "on both servers, and name the keys that are missing, extra, different or (Greenplum) on a segment "
+        + "that does not own them (keys only, never values). Writes nothing to the tables (on Greenplum one "
+        + "temporary table per table); runs while the service streams or is stopped. Exit code 0: equal, "
+        + "1: differences, 2: invalid configuration.")
 final class VerifyCommand
         implements Callable<Integer>
 {
