@@ -81,11 +81,25 @@ public final class RunningService
             throw new AssertionError("interrupted while stopping the service", e);
         }
         if (thread.isAlive()) {
-            throw new AssertionError("the service did not stop within 60 s");
+            throw new AssertionError("the service did not stop within 60 s; its threads:\n" + threadDump());
         }
         if (failure.get() != null) {
             throw new AssertionError("the service failed", failure.get());
         }
+    }
+
+    /** Every live thread's name, state and stack: where a stop that did not end waits. */
+    private static String threadDump()
+    {
+        StringBuilder dump = new StringBuilder();
+        for (Map.Entry<Thread, StackTraceElement[]> entry : Thread.getAllStackTraces().entrySet()) {
+            dump.append('"').append(entry.getKey().getName()).append("\" ").append(entry.getKey().getState())
+                    .append('\n');
+            for (StackTraceElement frame : entry.getValue()) {
+                dump.append("    at ").append(frame).append('\n');
+            }
+        }
+        return dump.toString();
     }
 
     /** Polls {@code check} until it passes ({@link Poll#until}). */
