@@ -193,7 +193,7 @@ public final class TableWriter
      * @param closing whether nothing but {@code COMMIT} follows in the flush's transaction: the statement that applies
      *        the changes (bound, or staged), when it would be the last one, is then left to the caller, to send with
      *        the {@code COMMIT} in one round trip ({@link ClosingStatement}); a merging batch COPYs its fresh rows into
-     *        the target before it stages the rest, so that it is
+     *        the target before it stages the rest, so that its {@code MERGE} is that last statement
      * @return the statement left to send with the {@code COMMIT}, or empty when every statement ran
      */
     public Optional<ClosingStatement> write(Connection connection, TablePlan plan, TableBatch batch,
